@@ -1,0 +1,84 @@
+//! Charts on the local disk: a chart directory or a `.tgz` archive.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::{Chart, ChartError, MAX_CHART_BYTES, MAX_FILE_BYTES, archive};
+
+pub fn load(path: &Path) -> Result<Chart, ChartError> {
+    let origin = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => ChartError::Missing(origin.clone()),
+        _ => ChartError::Unreadable(origin.clone(), e.to_string()),
+    })?;
+    if meta.is_dir() {
+        load_dir(&origin, path)
+    } else {
+        if meta.len() > MAX_CHART_BYTES {
+            return Err(ChartError::TooLarge(origin.clone(), origin));
+        }
+        let bytes = std::fs::read(path)
+            .map_err(|e| ChartError::Unreadable(origin.clone(), e.to_string()))?;
+        archive::read_tgz(&origin, &bytes)
+    }
+}
+
+fn load_dir(origin: &str, root: &Path) -> Result<Chart, ChartError> {
+    let unreadable =
+        |e: &dyn std::fmt::Display| ChartError::Unreadable(origin.to_string(), e.to_string());
+    if !root.join("Chart.yaml").is_file() {
+        return Err(ChartError::NoChartYaml(origin.to_string()));
+    }
+    let canonical_root = root.canonicalize().map_err(|e| unreadable(&e))?;
+    let mut files = BTreeMap::new();
+    let mut total = 0u64;
+    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let entry = entry.map_err(|e| unreadable(&e))?;
+        let file_type = entry.file_type();
+        if file_type.is_dir() {
+            continue;
+        }
+        let relative = entry
+            .path()
+            .strip_prefix(root)
+            .map_err(|e| unreadable(&e))?
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        if file_type.is_symlink() {
+            // A link is copied as the file it points to, but only when that file is inside the
+            // chart: following a link out would copy arbitrary files into the project.
+            let target = entry.path().canonicalize().map_err(|e| unreadable(&e))?;
+            if !target.starts_with(&canonical_root) || !target.is_file() {
+                return Err(ChartError::UnsafeEntry(
+                    origin.to_string(),
+                    relative,
+                    format!(
+                        "it is a link to {}, outside the chart or not a file",
+                        target.display()
+                    ),
+                ));
+            }
+        } else if !file_type.is_file() {
+            return Err(ChartError::UnsafeEntry(
+                origin.to_string(),
+                relative,
+                "it is a device, FIFO or socket".to_string(),
+            ));
+        }
+        let size = std::fs::metadata(entry.path())
+            .map_err(|e| unreadable(&e))?
+            .len();
+        if size > MAX_FILE_BYTES {
+            return Err(ChartError::FileTooLarge(origin.to_string(), relative));
+        }
+        total += size;
+        if total > MAX_CHART_BYTES {
+            return Err(ChartError::TooLarge(origin.to_string(), relative));
+        }
+        let bytes = std::fs::read(entry.path()).map_err(|e| unreadable(&e))?;
+        files.insert(relative, bytes);
+    }
+    Chart::from_files(origin, files)
+}

@@ -1,0 +1,142 @@
+//! Helm charts: loading one from where it lives, and reading what is in it.
+//!
+//! A chart is held in memory as its files (relative path -> bytes). That keeps extraction
+//! checks in one place, lets every reader (values, schema, kinds) work the same way whatever the
+//! chart's origin, and lets `scaffold` copy the files byte for byte.
+
+pub mod archive;
+pub mod kinds;
+pub mod local;
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use thiserror::Error;
+
+/// The largest chart we accept, expanded: Helm's own limit for a decompressed chart.
+pub const MAX_CHART_BYTES: u64 = 100 * 1024 * 1024;
+/// The largest single file we accept in a chart: Helm's own limit.
+pub const MAX_FILE_BYTES: u64 = 5 * 1024 * 1024;
+
+#[derive(Debug, Error)]
+pub enum ChartError {
+    #[error("chart {0} does not exist")]
+    Missing(String),
+    #[error("cannot read chart {0}: {1}")]
+    Unreadable(String, String),
+    #[error(
+        "chart {0} has no Chart.yaml at its top level: a Helm chart is a directory (or .tgz) with Chart.yaml, values.yaml and templates/"
+    )]
+    NoChartYaml(String),
+    #[error("Chart.yaml of chart {0} is invalid: {1}")]
+    BadChartYaml(String, String),
+    #[error("chart archive {0} is not a valid gzip-compressed tar file: {1}")]
+    CorruptArchive(String, String),
+    #[error("chart archive {0} has an unsafe entry \"{1}\": {2}; refusing to extract it")]
+    UnsafeEntry(String, String, String),
+    #[error("chart {0} is larger than {limit} MiB expanded (\"{1}\" passed the limit); refusing to load it", limit = MAX_CHART_BYTES / 1024 / 1024)]
+    TooLarge(String, String),
+    #[error("file \"{1}\" of chart {0} is larger than {limit} MiB; refusing to load it", limit = MAX_FILE_BYTES / 1024 / 1024)]
+    FileTooLarge(String, String),
+}
+
+/// The fields of `Chart.yaml` this tool reads.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChartMetadata {
+    pub name: String,
+    /// Kept as text: unreleased charts carry placeholders such as rancher's `%VERSION%`.
+    #[serde(default, deserialize_with = "string_or_number")]
+    pub version: Option<String>,
+    #[serde(default, deserialize_with = "string_or_number")]
+    pub app_version: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+fn string_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let value = Option::<serde_json::Value>::deserialize(d)?;
+    Ok(value.map(|v| match v {
+        serde_json::Value::String(s) => s,
+        other => other.to_string(),
+    }))
+}
+
+/// A chart held in memory.
+#[derive(Debug, Clone)]
+pub struct Chart {
+    /// Where it came from, for messages (a path or a URL).
+    pub origin: String,
+    pub metadata: ChartMetadata,
+    /// Relative path (with `/` separators) -> exact bytes.
+    pub files: BTreeMap<String, Vec<u8>>,
+}
+
+impl Chart {
+    /// Builds a chart from its files, reading `Chart.yaml`.
+    pub fn from_files(origin: &str, files: BTreeMap<String, Vec<u8>>) -> Result<Self, ChartError> {
+        let chart_yaml = files
+            .get("Chart.yaml")
+            .ok_or_else(|| ChartError::NoChartYaml(origin.to_string()))?;
+        let text = String::from_utf8_lossy(chart_yaml);
+        let metadata: ChartMetadata = crate::yaml::from_str(&text)
+            .map_err(|e| ChartError::BadChartYaml(origin.to_string(), e.to_string()))?;
+        if metadata.name.trim().is_empty() {
+            return Err(ChartError::BadChartYaml(
+                origin.to_string(),
+                "`name` is empty".to_string(),
+            ));
+        }
+        Ok(Chart {
+            origin: origin.to_string(),
+            metadata,
+            files,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.metadata.name
+    }
+
+    /// A warning when `version` is not semver (rancher's `%VERSION%`); Helm would refuse to
+    /// package such a chart, but the helm-operator installs it from a directory just fine.
+    pub fn version_warning(&self) -> Option<String> {
+        match &self.metadata.version {
+            None => Some(format!(
+                "chart {} has no `version` in Chart.yaml; Helm requires one to package it",
+                self.name()
+            )),
+            Some(v) if semver::Version::parse(v).is_err() => Some(format!(
+                "chart {} has version \"{v}\", which is not semver; Helm will refuse to package it, but the operator installs it as it is",
+                self.name()
+            )),
+            Some(_) => None,
+        }
+    }
+
+    /// `values.yaml` as text (empty when the chart has none).
+    pub fn values_text(&self) -> String {
+        self.files
+            .get("values.yaml")
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default()
+    }
+
+    /// `values.schema.json`, parsed, when the chart has one.
+    pub fn values_schema(&self) -> Result<Option<serde_json::Value>, ChartError> {
+        match self.files.get("values.schema.json") {
+            None => Ok(None),
+            Some(bytes) => serde_json::from_slice(bytes).map(Some).map_err(|e| {
+                ChartError::BadChartYaml(
+                    self.origin.clone(),
+                    format!("values.schema.json is not valid JSON: {e}"),
+                )
+            }),
+        }
+    }
+}
+
+/// Loads a chart from a local directory or `.tgz` file.
+pub fn load_local(path: &std::path::Path) -> Result<Chart, ChartError> {
+    local::load(path)
+}

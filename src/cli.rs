@@ -1,0 +1,80 @@
+//! Every command-line flag of operator-rs. This is the single source for parsing, `--help`,
+//! shell completions and the README's command reference.
+
+use clap::{Args, Parser, Subcommand};
+use clap_complete::Shell;
+
+use crate::project::ProjectType;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "operator-rs",
+    version,
+    about = "Scaffold, build and deploy Kubernetes operators: Helm-chart operators or kube-rs operators in Rust",
+    propagate_version = true,
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Print nothing but errors
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+
+    /// Never ask; use defaults for values not given (implied without a terminal)
+    #[arg(long, short = 'y', global = true)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a new operator project
+    New(NewArgs),
+
+    /// Print a shell completion script
+    Completion(CompletionArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// Project name and directory, a DNS-1123 label [default: <kind in kebab-case>-operator]
+    pub name: Option<String>,
+
+    /// Kind of project to create
+    #[arg(long = "type", value_enum, default_value_t = ProjectType::Rust)]
+    pub project_type: ProjectType,
+
+    /// API group and version of the first Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]
+    #[arg(long, value_name = "GROUP/VERSION")]
+    pub api_version: Option<String>,
+
+    /// The first Kind, in CamelCase [default for Helm: the chart name in CamelCase]
+    #[arg(long)]
+    pub kind: Option<String>,
+
+    /// Resource plural of the Kind [default: the English plural of the Kind, lower-case]
+    #[arg(long)]
+    pub plural: Option<String>,
+
+    /// Domain for default API groups
+    #[arg(long, default_value = "example.com")]
+    pub domain: String,
+
+    /// Helm chart to build the operator from: a chart directory or .tgz [default: a starter chart like `helm create`]
+    #[arg(long, value_name = "CHART")]
+    pub helm_chart: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionArgs {
+    /// The shell to complete for
+    #[arg(value_enum)]
+    pub shell: Shell,
+}

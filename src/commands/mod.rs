@@ -1,0 +1,15 @@
+//! One module per subcommand. Each reads its inputs, calls the domain modules and reports.
+
+mod completion;
+mod new;
+
+use crate::cli::{Cli, Command};
+use crate::ui::Ui;
+
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    let ui = Ui::new(cli.global.quiet, cli.global.yes);
+    match cli.command {
+        Command::New(args) => new::run(&ui, args),
+        Command::Completion(args) => completion::run(args),
+    }
+}

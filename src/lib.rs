@@ -1,0 +1,17 @@
+//! operator-rs: scaffold, build and deploy Kubernetes operators.
+//!
+//! Data flows one way: [`cli`] -> [`commands`] -> domain modules. Domain modules never print;
+//! they return values and typed errors, and `commands` decides what the user sees.
+
+pub mod chart;
+pub mod cli;
+pub mod commands;
+pub mod error;
+pub mod fsutil;
+pub mod names;
+pub mod project;
+pub mod rbac;
+pub mod scaffold;
+pub mod schema;
+pub mod ui;
+pub mod yaml;

@@ -1,0 +1,21 @@
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use operator_rs::{cli::Cli, commands, error, ui};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match commands::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("{}", ui::render_error(&err));
+            // Usage errors exit 2, like clap's own; every other failure exits 1.
+            if error::is_usage(&err) {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! RBAC rules from the kinds a chart or controller uses.

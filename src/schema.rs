@@ -1,0 +1,1 @@
+//! CRD schemas from a chart's values.
