@@ -40,6 +40,23 @@ pub enum Command {
 
     /// Print a shell completion script
     Completion(CompletionArgs),
+
+    /// Regenerate files of a project from its code
+    #[command(subcommand)]
+    Generate(GenerateCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GenerateCommand {
+    /// Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched
+    Crds(GenerateCrdsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateCrdsArgs {
+    /// Change nothing; exit with code 1 when a CRD file is out of date (for CI)
+    #[arg(long)]
+    pub check: bool,
 }
 
 #[derive(Debug, Args)]

@@ -6,6 +6,7 @@
 pub mod chart;
 pub mod cli;
 pub mod commands;
+pub mod crdgen;
 pub mod error;
 pub mod fsutil;
 pub mod names;

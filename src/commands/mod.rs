@@ -1,8 +1,10 @@
 //! One module per subcommand. Each reads its inputs, calls the domain modules and reports.
 
 mod completion;
+mod generate;
 mod inputs;
 mod new;
+mod new_rust;
 
 use crate::cli::{Cli, Command};
 use crate::ui::Ui;
@@ -12,5 +14,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::New(args) => new::run(&ui, args),
         Command::Completion(args) => completion::run(args),
+        Command::Generate(command) => generate::run(&ui, command),
     }
 }

@@ -19,10 +19,7 @@ pub fn run(ui: &Ui, args: NewArgs) -> anyhow::Result<()> {
     let domain = names::parse_domain(&args.domain).map_err(usage)?;
     match args.project_type {
         ProjectType::Helm => new_helm(ui, &args, &domain),
-        ProjectType::Rust => Err(UsageError::new(
-            "--type=rust is not available in this build yet; use --type=helm",
-        )
-        .into()),
+        ProjectType::Rust => super::new_rust::run(ui, &args, &domain),
     }
 }
 
@@ -95,7 +92,7 @@ fn starter_chart(kind: &Kind) -> anyhow::Result<Chart> {
     Ok(Chart::from_files("the starter chart", files)?)
 }
 
-fn ensure_target_free(target: &Path) -> anyhow::Result<()> {
+pub(super) fn ensure_target_free(target: &Path) -> anyhow::Result<()> {
     let occupied = match std::fs::read_dir(target) {
         Ok(mut entries) => entries.next().is_some(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,

@@ -4,6 +4,7 @@
 pub mod common;
 pub mod helm;
 pub mod plan;
+pub mod rust;
 pub mod templates;
 pub mod write;
 

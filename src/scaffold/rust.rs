@@ -1,0 +1,285 @@
+//! The files of a Rust (kube-rs) operator project.
+//!
+//! Two kinds of files: those the user owns (types, controllers, main, manifests), written once
+//! by `new` or `create api` and never rewritten, and the registry the tool owns and regenerates
+//! from the list of APIs ([`registry_files`]): the module lists in `src/api/` and
+//! `src/controllers/`, and `deploy/role.yaml` and `deploy/kustomization.yaml`.
+
+mod crd;
+pub mod idents;
+mod lockfile;
+
+use serde::Serialize;
+use thiserror::Error;
+
+use super::templates::{self, TemplateError};
+use super::{FilePlan, common};
+use crate::names::{Group, Kind, ProjectName, Version};
+
+pub use crd::{CRD_HEADER, crd_yaml};
+
+/// What `new --type=rust` needs to know.
+pub struct RustProject {
+    pub name: ProjectName,
+    pub domain: String,
+    pub group: Group,
+    pub version: Version,
+    pub kind: Kind,
+    pub plural: String,
+}
+
+/// One Kind served by a Rust project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustApi {
+    pub group: Group,
+    pub version: Version,
+    pub kind: Kind,
+    pub plural: String,
+}
+
+#[derive(Debug, Error)]
+pub enum RustScaffoldError {
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+    #[error(
+        "kind \"{kind}\" cannot be used in a Rust project: the generated code already uses the type {clash}; choose another kind (for example \"{kind}App\")"
+    )]
+    KindClash { kind: String, clash: String },
+    #[error(
+        "project name \"{name}\" cannot name a Rust package: {reason}; choose another name (for example \"{name}-operator\")"
+    )]
+    ProjectClash { name: String, reason: String },
+    #[error("the embedded CRD template for {0} is not valid JSON: {1} (a bug in operator-rs)")]
+    CrdTemplate(String, String),
+    #[error("the embedded Cargo.lock template has no root package (a bug in operator-rs)")]
+    LockTemplate,
+}
+
+impl RustScaffoldError {
+    /// True when the user's input caused the error (exit code 2), false for a bug.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            RustScaffoldError::KindClash { .. } | RustScaffoldError::ProjectClash { .. }
+        )
+    }
+}
+
+/// Checks that the names make compilable Rust, before anything else is asked or written.
+pub fn check_names(name: &ProjectName, kind: &Kind) -> Result<(), RustScaffoldError> {
+    if let Some(reason) = idents::project_clash(name) {
+        return Err(RustScaffoldError::ProjectClash {
+            name: name.to_string(),
+            reason,
+        });
+    }
+    if let Some(clash) = idents::kind_clash(kind) {
+        return Err(RustScaffoldError::KindClash {
+            kind: kind.to_string(),
+            clash: clash.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Every file of a new Rust operator project except `PROJECT`, which `commands` writes.
+pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
+    check_names(&project.name, &project.kind)?;
+    let api = RustApi {
+        group: project.group.clone(),
+        version: project.version.clone(),
+        kind: project.kind.clone(),
+        plural: project.plural.clone(),
+    };
+    let apis = [api];
+    let mut context = project_context(&project.name);
+    context.insert("apis", &api_views(&apis));
+    context.insert("sample_file", &sample_file_name(&apis[0]));
+    context.insert("crd_files", &[crd_file_name(&apis[0])]);
+
+    let mut plan = FilePlan::new();
+    for (path, template) in [
+        ("Cargo.toml", "rust/Cargo.toml.tera"),
+        ("README.md", "rust/README.md.tera"),
+        ("build/Dockerfile", "rust/build/Dockerfile.tera"),
+        ("deploy/operator.yaml", "rust/deploy/operator.yaml.tera"),
+        ("src/main.rs", "rust/src/main.rs.tera"),
+        ("src/lib.rs", "rust/src/lib.rs.tera"),
+        ("src/context.rs", "rust/src/context.rs.tera"),
+        ("src/bin/crdgen.rs", "rust/src/bin/crdgen.rs.tera"),
+    ] {
+        plan.add(path, templates::render(template, &context)?);
+    }
+    for file in ["metrics.rs", "server.rs", "leader.rs", "telemetry.rs"] {
+        plan.add(
+            format!("src/{file}"),
+            templates::raw(&format!("rust/src/{file}"))?,
+        );
+    }
+    let lock_template = String::from_utf8_lossy(templates::raw("rust/Cargo.lock.template")?);
+    let lock = lockfile::cargo_lock(&lock_template, project.name.as_str())
+        .ok_or(RustScaffoldError::LockTemplate)?;
+    plan.add("Cargo.lock", lock);
+    // .gitignore, .dockerignore, service account and binding are shared with Helm projects.
+    context.insert("cluster_scoped", &false);
+    common::add_shared_files(&mut plan, &context)?;
+
+    for (path, bytes) in registry_files(&project.name, &apis)?.iter() {
+        plan.add(path.clone(), bytes.bytes.clone());
+    }
+    for (path, bytes) in api_files(&project.name, &apis[0])?.iter() {
+        plan.add(path.clone(), bytes.bytes.clone());
+    }
+    Ok(plan)
+}
+
+/// The files the tool owns and regenerates whenever the list of APIs changes: the module
+/// registries, the role and the kustomization. `apis` is in the order they were added.
+pub fn registry_files(name: &ProjectName, apis: &[RustApi]) -> Result<FilePlan, RustScaffoldError> {
+    let views = api_views(apis);
+    let mut context = project_context(name);
+    context.insert("apis", &views);
+    let mut versions: Vec<VersionView> = Vec::new();
+    for view in &views {
+        match versions.iter_mut().find(|v| v.name == view.version) {
+            Some(version) => version.apis.push(view.clone()),
+            None => versions.push(VersionView {
+                name: view.version.clone(),
+                apis: vec![view.clone()],
+            }),
+        }
+    }
+    context.insert("versions", &versions);
+    let crd_files: Vec<String> = apis.iter().map(crd_file_name).collect();
+    context.insert("crd_files", &crd_files);
+
+    let mut plan = FilePlan::new();
+    plan.add(
+        "src/api/mod.rs",
+        templates::render("rust/src/api/mod.rs.tera", &context)?,
+    );
+    for version in &versions {
+        let mut version_context = context.clone();
+        version_context.insert("version", &version.name);
+        version_context.insert("apis", &version.apis);
+        plan.add(
+            format!("src/api/{}/mod.rs", version.name),
+            templates::render("rust/src/api/version_mod.rs.tera", &version_context)?,
+        );
+    }
+    plan.add(
+        "src/controllers/mod.rs",
+        templates::render("rust/src/controllers/mod.rs.tera", &context)?,
+    );
+    plan.add(
+        "deploy/role.yaml",
+        templates::render("rust/deploy/role.yaml.tera", &context)?,
+    );
+    plan.add(
+        "deploy/kustomization.yaml",
+        templates::render("common/deploy/kustomization.yaml.tera", &context)?,
+    );
+    Ok(plan)
+}
+
+/// The files of one API that the user owns once written: its types, its controller, its CRD
+/// and a sample custom resource.
+pub fn api_files(name: &ProjectName, api: &RustApi) -> Result<FilePlan, RustScaffoldError> {
+    let mut context = project_context(name);
+    let view = ApiView::new(api);
+    context.insert("group", &view.group);
+    context.insert("version", &view.version);
+    context.insert("kind", &view.kind);
+    context.insert("plural", &view.plural);
+    context.insert("kind_lower", &view.kind_lower);
+    context.insert("kind_kebab", &view.kind_kebab);
+    context.insert("kind_mod", &view.kind_mod);
+    context.insert("var", &view.var);
+    context.insert("shortname", &view.shortname);
+    let mut plan = FilePlan::new();
+    plan.add(
+        format!("src/api/{}/{}.rs", view.version, view.kind_snake),
+        templates::render("rust/src/api/kind.rs.tera", &context)?,
+    );
+    plan.add(
+        format!("src/controllers/{}.rs", view.kind_snake),
+        templates::render("rust/src/controllers/kind.rs.tera", &context)?,
+    );
+    plan.add(
+        format!("deploy/crds/{}", crd_file_name(api)),
+        crd_yaml(&context, api)?,
+    );
+    plan.add(
+        format!("deploy/crds/{}", sample_file_name(api)),
+        templates::render("rust/deploy/cr.yaml.tera", &context)?,
+    );
+    Ok(plan)
+}
+
+/// `<group>_<plural>_crd.yaml`, under `deploy/crds/`.
+pub fn crd_file_name(api: &RustApi) -> String {
+    format!("{}_{}_crd.yaml", api.group, api.plural)
+}
+
+/// `<group>_<version>_<kind lower>_cr.yaml`, under `deploy/crds/`.
+pub fn sample_file_name(api: &RustApi) -> String {
+    format!("{}_{}_{}_cr.yaml", api.group, api.version, api.kind.lower())
+}
+
+fn project_context(name: &ProjectName) -> tera::Context {
+    let mut context = tera::Context::new();
+    context.insert("project_name", name.as_str());
+    context.insert("crate_name", &name.snake());
+    context.insert("crd_header", CRD_HEADER);
+    context
+}
+
+/// An API as the templates see it: every spelling of its names.
+#[derive(Debug, Clone, Serialize)]
+struct ApiView {
+    group: String,
+    version: String,
+    kind: String,
+    plural: String,
+    /// `httproute`: `names.singular` and file names.
+    kind_lower: String,
+    /// `http-route`: labels and the controller's name.
+    kind_kebab: String,
+    /// `http_route`, `type`: the file name of its modules.
+    kind_snake: String,
+    /// `http_route`, `r#type`: the module name in Rust paths.
+    kind_mod: String,
+    /// The controller module: one per kind, whatever its versions.
+    controller_mod: String,
+    /// The variable name of an object of the kind.
+    var: String,
+    shortname: Option<String>,
+}
+
+impl ApiView {
+    fn new(api: &RustApi) -> Self {
+        ApiView {
+            group: api.group.to_string(),
+            version: api.version.to_string(),
+            kind: api.kind.to_string(),
+            plural: api.plural.clone(),
+            kind_lower: api.kind.lower(),
+            kind_kebab: api.kind.kebab(),
+            kind_snake: api.kind.snake(),
+            kind_mod: idents::module_ident(&api.kind),
+            controller_mod: idents::module_ident(&api.kind),
+            var: idents::variable_ident(&api.kind),
+            shortname: idents::short_name(&api.kind),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct VersionView {
+    name: String,
+    apis: Vec<ApiView>,
+}
+
+fn api_views(apis: &[RustApi]) -> Vec<ApiView> {
+    apis.iter().map(ApiView::new).collect()
+}

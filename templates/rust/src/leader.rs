@@ -1,0 +1,45 @@
+//! Leader election on a `coordination.k8s.io/v1` Lease, so that of several replicas exactly one
+//! reconciles while the others wait to take over.
+
+use kube::Client;
+use kube_lease_manager::{LeaseManagerBuilder, LeaseManagerError};
+use tokio::sync::watch;
+
+/// How long a leader holds the lease without renewing it before another replica may take it.
+const LEASE_DURATION_SECONDS: u64 = 15;
+/// How long before expiry the leader renews the lease.
+const RENEW_GRACE_SECONDS: u64 = 5;
+
+/// The lease being held; dropping it releases the lease so a standby takes over at once.
+pub struct Leadership {
+    state: watch::Receiver<bool>,
+}
+
+impl Leadership {
+    /// Waits until this replica is the leader.
+    pub async fn acquire(
+        client: Client,
+        namespace: &str,
+        lease_name: &str,
+        identity: &str,
+    ) -> Result<Self, LeaseManagerError> {
+        let manager = LeaseManagerBuilder::new(client, lease_name)
+            .with_namespace(namespace)
+            .with_identity(identity)
+            .with_duration(LEASE_DURATION_SECONDS)
+            .with_grace(RENEW_GRACE_SECONDS)
+            .build()
+            .await?;
+        // The manager renews the lease in a background task for as long as the channel is open.
+        let (mut state, _task) = manager.watch().await;
+        // The error case means the manager stopped, which the caller sees as a lost lease.
+        let _ = state.wait_for(|leader| *leader).await;
+        Ok(Leadership { state })
+    }
+
+    /// Resolves when the lease is lost (the API server was unreachable for longer than the lease
+    /// lasts, or another replica took it over).
+    pub async fn lost(mut self) {
+        let _ = self.state.wait_for(|leader| !*leader).await;
+    }
+}
