@@ -42,7 +42,9 @@ pub fn run(root: &Path) -> Result<String, CrdgenError> {
     if !output.status.success() {
         return Err(CrdgenError::Failed {
             status: output.status.to_string(),
-            stderr: String::from_utf8_lossy(&output.stderr).trim_end().to_string(),
+            stderr: String::from_utf8_lossy(&output.stderr)
+                .trim_end()
+                .to_string(),
         });
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
@@ -128,7 +130,11 @@ pub struct Outcome {
 
 /// Writes each document to `<root>/deploy/crds/<file>` when its text differs; with `dry_run`
 /// only reports what would change. Sample files (`*_cr.yaml`) are never touched.
-pub fn write(root: &Path, documents: &[CrdDocument], dry_run: bool) -> Result<Outcome, CrdgenError> {
+pub fn write(
+    root: &Path,
+    documents: &[CrdDocument],
+    dry_run: bool,
+) -> Result<Outcome, CrdgenError> {
     let dir = root.join("deploy").join("crds");
     let mut outcome = Outcome::default();
     for document in documents {
@@ -178,9 +184,15 @@ mod tests {
     #[test]
     fn refuses_names_that_would_escape_the_directory() {
         let evil = TWO.replacen("group: a.example.com", "group: ../../etc", 1);
-        assert!(matches!(split(&evil), Err(CrdgenError::BadName { index: 1, .. })));
+        assert!(matches!(
+            split(&evil),
+            Err(CrdgenError::BadName { index: 1, .. })
+        ));
         let not_crd = "---\nkind: ConfigMap\n";
-        assert!(matches!(split(not_crd), Err(CrdgenError::NotACrd { index: 1 })));
+        assert!(matches!(
+            split(not_crd),
+            Err(CrdgenError::NotACrd { index: 1 })
+        ));
         assert!(matches!(split(""), Err(CrdgenError::Empty)));
     }
 
@@ -202,7 +214,10 @@ mod tests {
         assert_eq!(outcome.files[0].1, Change::Unchanged);
         assert_eq!(outcome.files[1].1, Change::Created);
         assert_eq!(outcome.stale, ["old.example.com_olds_crd.yaml"]);
-        assert_eq!(std::fs::read_to_string(crds.join("a.example.com_v1_a_cr.yaml")).unwrap(), "sample");
+        assert_eq!(
+            std::fs::read_to_string(crds.join("a.example.com_v1_a_cr.yaml")).unwrap(),
+            "sample"
+        );
         let again = write(root.path(), &docs, false).unwrap();
         assert!(again.files.iter().all(|(_, c)| *c == Change::Unchanged));
     }

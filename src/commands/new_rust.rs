@@ -21,8 +21,11 @@ pub fn run(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
     }
     let kind = inputs::kind(ui, args.kind.as_deref(), None)?;
     // Without --api-version the group is named after the kind, as in `memcached.example.com`.
-    let (group, version) =
-        inputs::api_version(ui, args.api_version.as_deref(), &format!("{}.{domain}", kind.lower()))?;
+    let (group, version) = inputs::api_version(
+        ui,
+        args.api_version.as_deref(),
+        &format!("{}.{domain}", kind.lower()),
+    )?;
     let plural = match args.plural.as_deref() {
         Some(p) => names::parse_plural(p).map_err(usage)?,
         None => kind.plural(),
@@ -73,7 +76,9 @@ fn report(ui: &Ui, name: &ProjectName, project: &RustProject, files: usize) {
         "  {} ({}/{}): types in src/api/{}/{snake}.rs, reconciler in src/controllers/{snake}.rs",
         project.kind, project.group, project.version, project.version
     ));
-    ui.info(format!("  {files} files; Cargo.lock pins the tested dependency versions"));
+    ui.info(format!(
+        "  {files} files; Cargo.lock pins the tested dependency versions"
+    ));
     ui.info("");
     ui.info("Next:");
     ui.info(format!("  cd {name}"));
@@ -82,5 +87,7 @@ fn report(ui: &Ui, name: &ProjectName, project: &RustProject, files: usize) {
     ui.info(format!(
         "  operator-rs build registry.example.com/me/{name}:v0.1.0 --push"
     ));
-    ui.info(format!("  operator-rs deploy --namespace {name}-system --with-sample"));
+    ui.info(format!(
+        "  operator-rs deploy --namespace {name}-system --with-sample"
+    ));
 }

@@ -16,5 +16,8 @@ pub fn crd_yaml(context: &tera::Context, api: &RustApi) -> Result<String, RustSc
     let json = templates::render("rust/deploy/crd.json.tera", context)?;
     let crd: serde_json::Value = serde_json::from_str(&json)
         .map_err(|e| RustScaffoldError::CrdTemplate(api.kind.to_string(), e.to_string()))?;
-    Ok(format!("---\n{CRD_HEADER}\n{}", crate::yaml::to_string(&crd)))
+    Ok(format!(
+        "---\n{CRD_HEADER}\n{}",
+        crate::yaml::to_string(&crd)
+    ))
 }

@@ -16,36 +16,149 @@ const KEYWORDS: &[&str] = &[
 /// Type names the generated API and controller modules import or define. A kind named like
 /// one of them (or whose `<Kind>Spec`/`<Kind>Status` is one of them) would not compile.
 const TYPES_IN_GENERATED_CODE: &[&str] = &[
-    "Action", "Api", "Arc", "BTreeMap", "Body", "Capabilities", "Client", "Condition",
-    "Container", "Context", "Controller", "CustomResource", "Deployment", "DeploymentSpec",
-    "DeploymentStatus", "Deserialize", "Duration", "Error", "Event", "EventType", "Handle",
-    "JsonSchema", "LabelSelector", "Method", "ObjectMeta", "Patch", "PatchParams",
-    "PodSecurityContext", "PodSpec", "PodTemplateSpec", "Request", "Resource", "ResourceExt",
-    "Response", "Result", "SeccompProfile", "SecurityContext", "Self", "Serialize", "StatusCode",
-    "String", "Time", "Timestamp", "Value", "Vec",
+    "Action",
+    "Api",
+    "Arc",
+    "BTreeMap",
+    "Body",
+    "Capabilities",
+    "Client",
+    "Condition",
+    "Container",
+    "Context",
+    "Controller",
+    "CustomResource",
+    "Deployment",
+    "DeploymentSpec",
+    "DeploymentStatus",
+    "Deserialize",
+    "Duration",
+    "Error",
+    "Event",
+    "EventType",
+    "Handle",
+    "JsonSchema",
+    "LabelSelector",
+    "Method",
+    "ObjectMeta",
+    "Patch",
+    "PatchParams",
+    "PodSecurityContext",
+    "PodSpec",
+    "PodTemplateSpec",
+    "Request",
+    "Resource",
+    "ResourceExt",
+    "Response",
+    "Result",
+    "SeccompProfile",
+    "SecurityContext",
+    "Self",
+    "Serialize",
+    "StatusCode",
+    "String",
+    "Time",
+    "Timestamp",
+    "Value",
+    "Vec",
 ];
 
 /// Local variables and functions of the generated controller, which the variable holding the
 /// custom resource must not shadow; such kinds use the variable name `object` instead.
 const LOCALS_IN_CONTROLLER: &[&str] = &[
-    "apply", "cleanup", "context", "degraded_status", "desired_deployment", "deployment_with",
-    "error_policy", "expect", "finalizer", "merge_conditions", "object_key", "observed_status",
-    "patch_status", "publish", "publish_transitions", "reconcile", "run", "run_with_timeout",
-    "status_of", "with_finalizer", "action", "api", "applied", "before", "changed", "children", "condition", "conditions",
-    "ctx", "current", "degraded", "deployment", "deployments", "error", "event", "existing",
-    "generation", "key", "labels", "merged", "message", "name", "namespace", "news", "now",
-    "observed", "params", "patch", "patched", "previous", "ready", "reply", "restricted",
-    "result", "rolled_out", "sample", "server", "settled", "severity", "status", "update",
-    "updated", "wanted",
+    "apply",
+    "cleanup",
+    "context",
+    "degraded_status",
+    "desired_deployment",
+    "deployment_with",
+    "error_policy",
+    "expect",
+    "finalizer",
+    "merge_conditions",
+    "object_key",
+    "observed_status",
+    "patch_status",
+    "publish",
+    "publish_transitions",
+    "reconcile",
+    "run",
+    "run_with_timeout",
+    "status_of",
+    "with_finalizer",
+    "action",
+    "api",
+    "applied",
+    "before",
+    "changed",
+    "children",
+    "condition",
+    "conditions",
+    "ctx",
+    "current",
+    "degraded",
+    "deployment",
+    "deployments",
+    "error",
+    "event",
+    "existing",
+    "generation",
+    "key",
+    "labels",
+    "merged",
+    "message",
+    "name",
+    "namespace",
+    "news",
+    "now",
+    "observed",
+    "params",
+    "patch",
+    "patched",
+    "previous",
+    "ready",
+    "reply",
+    "restricted",
+    "result",
+    "rolled_out",
+    "sample",
+    "server",
+    "settled",
+    "severity",
+    "status",
+    "update",
+    "updated",
+    "wanted",
 ];
 
 /// Package names Cargo refuses (besides keywords), and the direct dependencies of a generated
 /// project, whose crate names a package of the same name would shadow.
 const RESERVED_PACKAGES: &[&str] = &[
-    "alloc", "core", "proc_macro", "std", "test", "anyhow", "axum", "clap", "futures", "http",
-    "k8s_openapi", "kube", "kube_lease_manager", "prometheus_client", "schemars", "serde",
-    "serde_json", "serde_saphyr", "thiserror", "tokio", "tokio_util", "tower", "tower_test",
-    "tracing", "tracing_subscriber",
+    "alloc",
+    "core",
+    "proc_macro",
+    "std",
+    "test",
+    "anyhow",
+    "axum",
+    "clap",
+    "futures",
+    "http",
+    "k8s_openapi",
+    "kube",
+    "kube_lease_manager",
+    "prometheus_client",
+    "schemars",
+    "serde",
+    "serde_json",
+    "serde_saphyr",
+    "thiserror",
+    "tokio",
+    "tokio_util",
+    "tower",
+    "tower_test",
+    "tracing",
+    "tracing_subscriber",
 ];
 
 pub fn is_keyword(word: &str) -> bool {
@@ -114,7 +227,10 @@ pub fn short_name(kind: &Kind) -> Option<String> {
     let singular = kind.lower();
     let (mut short, mut rest): (String, Vec<char>) = if words.len() > 1 {
         let initials = words.iter().filter_map(|w| w.chars().next()).collect();
-        let last = words.last().map(|w| w.chars().skip(1).collect()).unwrap_or_default();
+        let last = words
+            .last()
+            .map(|w| w.chars().skip(1).collect())
+            .unwrap_or_default();
         (initials, last)
     } else {
         let chars: Vec<char> = singular.chars().collect();
@@ -161,7 +277,10 @@ mod tests {
     #[test]
     fn project_names_must_make_usable_crates() {
         for bad in ["match", "kube", "tokio", "test", "serde-json"] {
-            assert!(project_clash(&ProjectName::parse(bad).unwrap()).is_some(), "{bad}");
+            assert!(
+                project_clash(&ProjectName::parse(bad).unwrap()).is_some(),
+                "{bad}"
+            );
         }
         assert!(project_clash(&ProjectName::parse("memcached-operator").unwrap()).is_none());
     }

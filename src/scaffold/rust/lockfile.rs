@@ -22,15 +22,20 @@ pub fn cargo_lock(template: &str, package: &str) -> Option<String> {
     let root_at = blocks
         .iter()
         .position(|b| field(b, "name") == Some(ROOT_MARKER))?;
-    let root = blocks
-        .remove(root_at)
-        .replacen(&format!("name = \"{ROOT_MARKER}\""), &format!("name = \"{package}\""), 1);
+    let root = blocks.remove(root_at).replacen(
+        &format!("name = \"{ROOT_MARKER}\""),
+        &format!("name = \"{package}\""),
+        1,
+    );
     let root_version = field(&root, "version").unwrap_or("0.0.0").to_string();
     let insert_at = blocks
         .iter()
         .position(|b| {
             compare(
-                (field(b, "name").unwrap_or(""), field(b, "version").unwrap_or("")),
+                (
+                    field(b, "name").unwrap_or(""),
+                    field(b, "version").unwrap_or(""),
+                ),
                 (package, &root_version),
             ) == Ordering::Greater
         })
@@ -58,12 +63,12 @@ fn field<'a>(block: &'a str, key: &str) -> Option<&'a str> {
 
 /// Cargo's order of packages: by name, then by version.
 fn compare(a: (&str, &str), b: (&str, &str)) -> Ordering {
-    a.0.cmp(b.0).then_with(|| {
-        match (semver::Version::parse(a.1), semver::Version::parse(b.1)) {
+    a.0.cmp(b.0).then_with(
+        || match (semver::Version::parse(a.1), semver::Version::parse(b.1)) {
             (Ok(x), Ok(y)) => x.cmp(&y),
             _ => a.1.cmp(b.1),
-        }
-    })
+        },
+    )
 }
 
 #[cfg(test)]
@@ -73,7 +78,10 @@ mod tests {
     const TEMPLATE: &str = "# header\nversion = 4\n\n[[package]]\nname = \"alpha\"\nversion = \"1.0.0\"\n\n[[package]]\nname = \"@ROOT@\"\nversion = \"0.1.0\"\ndependencies = [\n \"alpha\",\n]\n\n[[package]]\nname = \"zeta\"\nversion = \"2.0.0\"\n";
 
     fn names(lock: &str) -> Vec<&str> {
-        lock.split(PACKAGE_SEPARATOR).skip(1).filter_map(|b| field(b, "name")).collect()
+        lock.split(PACKAGE_SEPARATOR)
+            .skip(1)
+            .filter_map(|b| field(b, "name"))
+            .collect()
     }
 
     #[test]
@@ -82,11 +90,17 @@ mod tests {
         assert_eq!(names(&lock), ["alpha", "beta-operator", "zeta"]);
         let lock = cargo_lock(TEMPLATE, "zz-operator").unwrap();
         assert_eq!(names(&lock), ["alpha", "zeta", "zz-operator"]);
-        assert!(lock.ends_with("dependencies = [\n \"alpha\",\n]\n"), "{lock}");
+        assert!(
+            lock.ends_with("dependencies = [\n \"alpha\",\n]\n"),
+            "{lock}"
+        );
         assert!(!lock.contains("\n\n\n"), "{lock}");
         let lock = cargo_lock(TEMPLATE, "aaa").unwrap();
         assert_eq!(names(&lock), ["aaa", "alpha", "zeta"]);
-        assert!(lock.starts_with("# header\nversion = 4\n\n[[package]]\nname = \"aaa\""), "{lock}");
+        assert!(
+            lock.starts_with("# header\nversion = 4\n\n[[package]]\nname = \"aaa\""),
+            "{lock}"
+        );
     }
 
     #[test]

@@ -1,0 +1,493 @@
+//! `operator-rs new --type=rust`, end to end: the generated project builds, passes clippy and
+//! its own tests, its CRD files are exactly what its `crdgen` prints, and its manifests pass
+//! `kubernetes-validate --strict` and `checkov`.
+//!
+//! Compiling a generated project is the expensive part (its dependency tree is kube, axum,
+//! tokio...): every generated project shares one target directory, `OPERATOR_RS_TEST_TARGET_DIR`
+//! or `target/generated-projects`, so the tree is compiled once per profile for the whole run.
+//! One project is built and tested fully; the name variants are checked by clippy (which
+//! type-checks every target, tests included) and run `crdgen`, which only compiles their own
+//! crate on top of the shared dependencies.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use operator_rs::names::{Group, Kind, ProjectName, Version};
+use operator_rs::scaffold::rust::{RustApi, RustProject, crd_file_name, plan};
+use operator_rs::scaffold::write::create_project;
+use support::project::{deploy_files, list_entries, operator_rs, read_tree};
+
+/// The target directory shared by every generated project of the test run.
+fn generated_target_dir() -> PathBuf {
+    std::env::var_os("OPERATOR_RS_TEST_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/generated-projects"))
+}
+
+/// `cargo <args>` in a generated project, which must succeed.
+fn cargo(project: &Path, args: &[&str]) -> Output {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args(args)
+        .current_dir(project)
+        .env("CARGO_TARGET_DIR", generated_target_dir())
+        .output()
+        .expect("run cargo");
+    assert!(
+        output.status.success(),
+        "cargo {} failed in {}:\n{}",
+        args.join(" "),
+        project.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// Generates a project through the library, as `new` does, into `parent/<name>`.
+fn generate(parent: &Path, name: &str, api_version: &str, kind: &str) -> PathBuf {
+    let (group, version) = api_version.split_once('/').unwrap();
+    let kind = Kind::parse(kind).unwrap();
+    let project = RustProject {
+        name: ProjectName::parse(name).unwrap(),
+        domain: "example.com".to_string(),
+        group: Group::parse(group).unwrap(),
+        version: Version::parse(version).unwrap(),
+        plural: kind.plural(),
+        kind,
+    };
+    let target = parent.join(name);
+    create_project(&target, &plan(&project).unwrap()).unwrap();
+    target
+}
+
+/// `crdgen`'s output must equal the CRD files under deploy/crds/, concatenated.
+fn assert_crdgen_matches(project: &Path) {
+    let printed = String::from_utf8(
+        cargo(project, &["run", "--quiet", "--locked", "--bin", "crdgen"]).stdout,
+    )
+    .unwrap();
+    let mut files = String::new();
+    for (path, bytes) in read_tree(&project.join("deploy/crds")) {
+        if path.ends_with("_crd.yaml") {
+            files.push_str(&String::from_utf8(bytes).unwrap());
+        }
+    }
+    assert_eq!(
+        printed,
+        files,
+        "crdgen output differs from deploy/crds in {}",
+        project.display()
+    );
+}
+
+/// The sample custom resource must validate against the CRD's openAPIV3Schema (JSON Schema
+/// validation by the `jsonschema` package that kubernetes-validate brings into the venv).
+fn assert_samples_validate(project: &Path) {
+    let Some(python) = support::tools::venv_tool("python3") else {
+        return;
+    };
+    let (manifests, samples) = deploy_files(project);
+    let crds: Vec<&PathBuf> = manifests
+        .iter()
+        .filter(|p| p.to_string_lossy().ends_with("_crd.yaml"))
+        .collect();
+    assert_eq!(crds.len(), samples.len());
+    for (crd, sample) in crds.iter().zip(&samples) {
+        let script = r#"
+import sys, yaml, jsonschema
+crd = yaml.safe_load(open(sys.argv[1]))
+sample = yaml.safe_load(open(sys.argv[2]))
+schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+jsonschema.validate(sample, schema)
+bad = dict(sample, spec=dict(sample["spec"], size=-1))
+try:
+    jsonschema.validate(bad, schema)
+except jsonschema.ValidationError:
+    sys.exit(0)
+sys.exit("a negative size passed the schema")
+"#;
+        let output = Command::new(&python)
+            .arg("-c")
+            .arg(script)
+            .arg(crd)
+            .arg(sample)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{} does not validate against {}:\n{}",
+            sample.display(),
+            crd.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+#[test]
+fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
+    let work = tempfile::tempdir().unwrap();
+    operator_rs(work.path())
+        .args([
+            "new",
+            "memcached-operator",
+            "--api-version=cache.example.com/v1alpha1",
+            "--kind=Memcached",
+        ])
+        .assert()
+        .success();
+    let project = work.path().join("memcached-operator");
+    for file in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "PROJECT",
+        "README.md",
+        ".dockerignore",
+        ".gitignore",
+        "build/Dockerfile",
+        "src/main.rs",
+        "src/lib.rs",
+        "src/api/mod.rs",
+        "src/api/v1alpha1/mod.rs",
+        "src/api/v1alpha1/memcached.rs",
+        "src/controllers/mod.rs",
+        "src/controllers/memcached.rs",
+        "src/bin/crdgen.rs",
+        "deploy/crds/cache.example.com_memcacheds_crd.yaml",
+        "deploy/crds/cache.example.com_v1alpha1_memcached_cr.yaml",
+        "deploy/operator.yaml",
+        "deploy/service_account.yaml",
+        "deploy/role.yaml",
+        "deploy/role_binding.yaml",
+        "deploy/kustomization.yaml",
+    ] {
+        assert!(project.join(file).is_file(), "{file} is missing");
+    }
+    let project_file = std::fs::read_to_string(project.join("PROJECT")).unwrap();
+    assert!(project_file.contains("type: rust"), "{project_file}");
+
+    // --locked: the shipped Cargo.lock must be exactly what cargo would write.
+    cargo(&project, &["build", "--locked"]);
+    cargo(
+        &project,
+        &[
+            "clippy",
+            "--locked",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    );
+    let tests = cargo(&project, &["test", "--locked"]);
+    let text = String::from_utf8_lossy(&tests.stdout);
+    assert!(
+        text.contains("a_new_object_gets_the_finalizer_first ... ok"),
+        "{text}"
+    );
+    cargo(&project, &["fmt", "--check"]);
+    assert_crdgen_matches(&project);
+
+    // `generate crds` after a change to the types: only the CRD file changes.
+    operator_rs(&project)
+        .env("CARGO_TARGET_DIR", generated_target_dir())
+        .args(["generate", "crds", "--check"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "unchanged   deploy/crds/cache.example.com_memcacheds_crd.yaml",
+        ));
+    let types = project.join("src/api/v1alpha1/memcached.rs");
+    let source = std::fs::read_to_string(&types).unwrap();
+    let edited = source.replace(
+        "    pub image: String,\n}",
+        "    pub image: String,\n\n    /// Memory of each pod in megabytes.\n    #[serde(default)]\n    pub memory_mb: Option<u32>,\n}",
+    );
+    assert_ne!(source, edited);
+    std::fs::write(&types, edited).unwrap();
+    let before = read_tree(&project.join("deploy"));
+    operator_rs(&project)
+        .env("CARGO_TARGET_DIR", generated_target_dir())
+        .args(["generate", "crds", "--check"])
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(
+            "out of date deploy/crds/cache.example.com_memcacheds_crd.yaml",
+        ));
+    assert_eq!(
+        read_tree(&project.join("deploy")),
+        before,
+        "--check changed files"
+    );
+    operator_rs(&project)
+        .env("CARGO_TARGET_DIR", generated_target_dir())
+        .args(["generate", "crds"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "updated     deploy/crds/cache.example.com_memcacheds_crd.yaml",
+        ));
+    let after = read_tree(&project.join("deploy"));
+    for (path, bytes) in &after {
+        if path == "crds/cache.example.com_memcacheds_crd.yaml" {
+            assert!(String::from_utf8_lossy(bytes).contains("Memory of each pod in megabytes."));
+        } else {
+            assert_eq!(Some(bytes), before.get(path), "{path} changed");
+        }
+    }
+    assert_crdgen_matches(&project);
+}
+
+/// Names that need care: keywords as module names (`Type`, `Match`), acronyms (`HTTPRoute`,
+/// `DNSRecord`), a group with many dots, version `v2beta3`.
+#[test]
+fn tricky_names_compile_and_match_their_crds() {
+    let work = tempfile::tempdir().unwrap();
+    for (name, api_version, kind) in [
+        ("type-operator", "types.example.com/v1", "Type"),
+        (
+            "match-operator",
+            "a.b.c.d.matching.example.io/v1alpha1",
+            "Match",
+        ),
+        (
+            "http-route-operator",
+            "gateway.networking.example.com/v1beta1",
+            "HTTPRoute",
+        ),
+        (
+            "dns-record-operator",
+            "dns.example.com/v2beta3",
+            "DNSRecord",
+        ),
+    ] {
+        let project = generate(work.path(), name, api_version, kind);
+        cargo(
+            &project,
+            &[
+                "clippy",
+                "--locked",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        );
+        assert_crdgen_matches(&project);
+    }
+    // The keyword variant also runs its tests: its object variable is renamed.
+    cargo(&work.path().join("type-operator"), &["test", "--locked"]);
+    let tree = read_tree(&work.path().join("type-operator"));
+    assert!(tree.contains_key("src/api/v1/type.rs"));
+    assert!(tree.contains_key("src/controllers/type.rs"));
+    assert!(tree.contains_key("deploy/crds/types.example.com_types_crd.yaml"));
+    assert!(tree.contains_key("deploy/crds/types.example.com_v1_type_cr.yaml"));
+    let tree = read_tree(&work.path().join("http-route-operator"));
+    assert!(tree.contains_key("src/controllers/http_route.rs"));
+    assert!(
+        tree.contains_key("deploy/crds/gateway.networking.example.com_v1beta1_httproute_cr.yaml")
+    );
+}
+
+#[test]
+fn manifests_pass_the_validators() {
+    let work = tempfile::tempdir().unwrap();
+    for (name, api_version, kind) in [
+        (
+            "memcached-operator",
+            "cache.example.com/v1alpha1",
+            "Memcached",
+        ),
+        (
+            "dns-record-operator",
+            "a.b.c.dns.example.com/v2beta3",
+            "DNSRecord",
+        ),
+    ] {
+        let project = generate(work.path(), name, api_version, kind);
+        let (manifests, samples) = deploy_files(&project);
+        assert_eq!(manifests.len(), 6);
+        assert_eq!(samples.len(), 1);
+        support::tools::kubernetes_validate(&manifests);
+        support::tools::checkov(&project.join("deploy"));
+        assert_samples_validate(&project);
+    }
+}
+
+#[test]
+fn rbac_is_exactly_what_the_controller_uses() {
+    let work = tempfile::tempdir().unwrap();
+    let project = generate(
+        work.path(),
+        "memcached-operator",
+        "cache.example.com/v1alpha1",
+        "Memcached",
+    );
+    let role: serde_json::Value = operator_rs::yaml::from_str(
+        &std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(role["kind"], "Role");
+    let mut grants: Vec<String> = Vec::new();
+    for rule in role["rules"].as_array().unwrap() {
+        for group in rule["apiGroups"].as_array().unwrap() {
+            for resource in rule["resources"].as_array().unwrap() {
+                let verbs: Vec<&str> = rule["verbs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_str().unwrap())
+                    .collect();
+                grants.push(format!(
+                    "{}/{}: {}",
+                    group.as_str().unwrap(),
+                    resource.as_str().unwrap(),
+                    verbs.join(",")
+                ));
+            }
+        }
+    }
+    assert_eq!(
+        grants,
+        [
+            "cache.example.com/memcacheds: list,watch,patch",
+            "cache.example.com/memcacheds/status: patch",
+            "cache.example.com/memcacheds/finalizers: update",
+            "apps/deployments: list,watch,create,patch",
+            "events.k8s.io/events: create,patch",
+            "coordination.k8s.io/leases: create",
+            "coordination.k8s.io/leases: get,patch",
+        ]
+    );
+    let text = std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap();
+    assert!(!text.contains('*'), "wildcard in role.yaml:\n{text}");
+    // Every rule explains itself.
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if *line == "  - apiGroups:" {
+            assert!(
+                lines[i - 1].starts_with("  # "),
+                "rule without a comment at line {i}:\n{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn registry_files_list_every_api() {
+    let name = ProjectName::parse("cache-operator").unwrap();
+    let api = |version: &str, kind: &str| {
+        let kind = Kind::parse(kind).unwrap();
+        RustApi {
+            group: Group::parse("cache.example.com").unwrap(),
+            version: Version::parse(version).unwrap(),
+            plural: kind.plural(),
+            kind,
+        }
+    };
+    let apis = [api("v1alpha1", "Memcached"), api("v1beta1", "Match")];
+    let plan = operator_rs::scaffold::rust::registry_files(&name, &apis).unwrap();
+    let text = |path: &str| String::from_utf8(plan.get(path).unwrap().bytes.clone()).unwrap();
+    assert!(text("src/api/mod.rs").contains("pub mod v1alpha1;\npub mod v1beta1;"));
+    assert!(text("src/api/mod.rs").contains("v1beta1::r#match::Match::crd(),"));
+    assert!(text("src/api/v1beta1/mod.rs").contains("pub mod r#match;"));
+    assert!(text("src/controllers/mod.rs").contains("pub mod memcached;\npub mod r#match;"));
+    assert!(text("deploy/role.yaml").contains("      - matches/status"));
+    assert!(
+        text("deploy/kustomization.yaml").contains(&format!("crds/{}", crd_file_name(&apis[1])))
+    );
+    // The registry never includes user-owned files.
+    assert!(
+        plan.paths()
+            .all(|p| p.ends_with("mod.rs") || p.starts_with("deploy/"))
+    );
+}
+
+fn assert_refused(args: &[&str], code: i32, fragments: &[&str]) {
+    let work = tempfile::tempdir().unwrap();
+    let output = operator_rs(work.path()).args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(code), "{args:?}: {stderr}");
+    for fragment in fragments {
+        assert!(
+            stderr.contains(fragment),
+            "{args:?}: missing {fragment:?} in {stderr}"
+        );
+    }
+    assert!(
+        list_entries(work.path()).is_empty(),
+        "{args:?} left files behind"
+    );
+}
+
+#[test]
+fn names_that_cannot_make_rust_are_usage_errors() {
+    assert_refused(
+        &["new", "--kind=Deployment"],
+        2,
+        &["kind \"Deployment\"", "DeploymentApp"],
+    );
+    assert_refused(&["new", "--kind=Pod"], 2, &["PodSpec"]);
+    assert_refused(
+        &["new", "match", "--kind=Memcached"],
+        2,
+        &["\"match\" is a Rust keyword"],
+    );
+    assert_refused(
+        &["new", "tokio", "--kind=Memcached"],
+        2,
+        &["crate named \"tokio\""],
+    );
+    assert_refused(
+        &["new", "--kind=Memcached", "--helm-chart=x"],
+        2,
+        &["--helm-chart is for --type=helm"],
+    );
+    assert_refused(
+        &["new", "--api-version=cache.example.com/v1"],
+        2,
+        &["--kind is required"],
+    );
+}
+
+#[test]
+fn defaults_name_the_project_and_group_after_the_kind() {
+    let work = tempfile::tempdir().unwrap();
+    operator_rs(work.path())
+        .args(["new", "--kind=DNSRecord", "--domain=acme.io"])
+        .assert()
+        .success();
+    let project = work.path().join("dns-record-operator");
+    assert!(
+        project
+            .join("deploy/crds/dnsrecord.acme.io_dnsrecords_crd.yaml")
+            .is_file()
+    );
+    assert!(
+        project
+            .join("deploy/crds/dnsrecord.acme.io_v1alpha1_dnsrecord_cr.yaml")
+            .is_file()
+    );
+}
+
+#[test]
+fn generate_crds_needs_a_rust_project() {
+    let work = tempfile::tempdir().unwrap();
+    operator_rs(work.path())
+        .args(["generate", "crds"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no PROJECT file"));
+    operator_rs(work.path())
+        .args(["new", "--type=helm", "--kind=Nginx", "-q"])
+        .assert()
+        .success();
+    operator_rs(&work.path().join("nginx-operator"))
+        .args(["generate", "crds"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "generate crds works on Rust projects",
+        ));
+}
