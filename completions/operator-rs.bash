@@ -19,20 +19,41 @@ _operator__rs() {
             operator__rs,completion)
                 cmd="operator__rs__subcmd__completion"
                 ;;
+            operator__rs,generate)
+                cmd="operator__rs__subcmd__generate"
+                ;;
             operator__rs,help)
                 cmd="operator__rs__subcmd__help"
                 ;;
             operator__rs,new)
                 cmd="operator__rs__subcmd__new"
                 ;;
+            operator__rs__subcmd__generate,crds)
+                cmd="operator__rs__subcmd__generate__subcmd__crds"
+                ;;
+            operator__rs__subcmd__generate,help)
+                cmd="operator__rs__subcmd__generate__subcmd__help"
+                ;;
+            operator__rs__subcmd__generate__subcmd__help,crds)
+                cmd="operator__rs__subcmd__generate__subcmd__help__subcmd__crds"
+                ;;
+            operator__rs__subcmd__generate__subcmd__help,help)
+                cmd="operator__rs__subcmd__generate__subcmd__help__subcmd__help"
+                ;;
             operator__rs__subcmd__help,completion)
                 cmd="operator__rs__subcmd__help__subcmd__completion"
+                ;;
+            operator__rs__subcmd__help,generate)
+                cmd="operator__rs__subcmd__help__subcmd__generate"
                 ;;
             operator__rs__subcmd__help,help)
                 cmd="operator__rs__subcmd__help__subcmd__help"
                 ;;
             operator__rs__subcmd__help,new)
                 cmd="operator__rs__subcmd__help__subcmd__new"
+                ;;
+            operator__rs__subcmd__help__subcmd__generate,crds)
+                cmd="operator__rs__subcmd__help__subcmd__generate__subcmd__crds"
                 ;;
             *)
                 ;;
@@ -41,7 +62,7 @@ _operator__rs() {
 
     case "${cmd}" in
         operator__rs)
-            opts="-q -y -h -V --quiet --yes --help --version new completion help"
+            opts="-q -y -h -V --quiet --yes --help --version new completion generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -68,8 +89,78 @@ _operator__rs() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        operator__subcmd__rs__subcmd__generate)
+            opts="-q -y -h -V --quiet --yes --help --version crds help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__generate__subcmd__crds)
+            opts="-q -y -h -V --check --quiet --yes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__generate__subcmd__help)
+            opts="crds help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__generate__subcmd__help__subcmd__crds)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__generate__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         operator__subcmd__rs__subcmd__help)
-            opts="new completion help"
+            opts="new completion generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -85,6 +176,34 @@ _operator__rs() {
         operator__subcmd__rs__subcmd__help__subcmd__completion)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__help__subcmd__generate)
+            opts="crds"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__help__subcmd__generate__subcmd__crds)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -28,6 +28,7 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand --version 'Print version'
             cand new 'Create a new operator project'
             cand completion 'Print a shell completion script'
+            cand generate 'Regenerate files of a project from its code'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'operator-rs;new'= {
@@ -56,14 +57,51 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'operator-rs;generate'= {
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand crds 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'operator-rs;generate;crds'= {
+            cand --check 'Change nothing; exit with code 1 when a CRD file is out of date (for CI)'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'operator-rs;generate;help'= {
+            cand crds 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'operator-rs;generate;help;crds'= {
+        }
+        &'operator-rs;generate;help;help'= {
+        }
         &'operator-rs;help'= {
             cand new 'Create a new operator project'
             cand completion 'Print a shell completion script'
+            cand generate 'Regenerate files of a project from its code'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'operator-rs;help;new'= {
         }
         &'operator-rs;help;completion'= {
+        }
+        &'operator-rs;help;generate'= {
+            cand crds 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
+        }
+        &'operator-rs;help;generate;crds'= {
         }
         &'operator-rs;help;help'= {
         }
