@@ -239,6 +239,32 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
     assert_crdgen_matches(&project);
 }
 
+/// What a user gets, for review: every file but the lock (which changes only with versions).
+#[test]
+fn the_generated_files_match_the_snapshot() {
+    let work = tempfile::tempdir().unwrap();
+    operator_rs(work.path())
+        .args([
+            "new",
+            "memcached-operator",
+            "--api-version=cache.example.com/v1alpha1",
+            "--kind=Memcached",
+            "-q",
+        ])
+        .assert()
+        .success();
+    let mut generated = String::new();
+    for (path, bytes) in read_tree(&work.path().join("memcached-operator")) {
+        if path != "Cargo.lock" {
+            generated.push_str(&format!(
+                "=== {path}\n{}\n",
+                String::from_utf8_lossy(&bytes)
+            ));
+        }
+    }
+    insta::assert_snapshot!("memcached_operator", generated);
+}
+
 /// Names that need care: keywords as module names (`Type`, `Match`), acronyms (`HTTPRoute`,
 /// `DNSRecord`), a group with many dots, version `v2beta3`.
 #[test]

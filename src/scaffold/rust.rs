@@ -1,9 +1,12 @@
 //! The files of a Rust (kube-rs) operator project.
 //!
 //! Two kinds of files: those the user owns (types, controllers, main, manifests), written once
-//! by `new` or `create api` and never rewritten, and the registry the tool owns and regenerates
-//! from the list of APIs ([`registry_files`]): the module lists in `src/api/` and
-//! `src/controllers/`, and `deploy/role.yaml` and `deploy/kustomization.yaml`.
+//! by `new` or `create api` ([`api_files`]) and never rewritten, and the registry the tool owns
+//! and regenerates from the list of APIs ([`registry_files`]): the module lists
+//! `src/api/mod.rs`, `src/api/<version>/mod.rs` and `src/controllers/mod.rs`.
+//! `deploy/role.yaml` and `deploy/kustomization.yaml` are in between: [`registry_files`] renders
+//! them complete for the APIs, and `create api` merges that into the user's files (union of rules
+//! and resources) instead of overwriting them.
 
 mod crd;
 pub mod idents;
@@ -133,8 +136,9 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
     Ok(plan)
 }
 
-/// The files the tool owns and regenerates whenever the list of APIs changes: the module
-/// registries, the role and the kustomization. `apis` is in the order they were added.
+/// The files the tool regenerates whenever the list of APIs changes: the module registries
+/// (overwritten), and the role and kustomization for these APIs (merged by `create api` into
+/// the user's). `apis` is in the order they were added.
 pub fn registry_files(name: &ProjectName, apis: &[RustApi]) -> Result<FilePlan, RustScaffoldError> {
     let views = api_views(apis);
     let mut context = project_context(name);
@@ -282,4 +286,127 @@ struct VersionView {
 
 fn api_views(apis: &[RustApi]) -> Vec<ApiView> {
     apis.iter().map(ApiView::new).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(kind: &str, api_version: &str) -> RustProject {
+        let kind = Kind::parse(kind).unwrap();
+        let (group, version) = crate::names::parse_api_version(api_version).unwrap();
+        RustProject {
+            name: ProjectName::for_kind(&kind).unwrap(),
+            domain: "example.com".to_string(),
+            group,
+            version,
+            plural: kind.plural(),
+            kind,
+        }
+    }
+
+    fn text(plan: &FilePlan, path: &str) -> String {
+        String::from_utf8(
+            plan.get(path)
+                .unwrap_or_else(|| panic!("{path}"))
+                .bytes
+                .clone(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn every_template_renders_completely() {
+        let plan = plan(&project("Memcached", "cache.example.com/v1alpha1")).unwrap();
+        for (path, file) in plan.iter() {
+            let text = String::from_utf8_lossy(&file.bytes);
+            for leftover in ["{{ ", "{%", "@ROOT@"] {
+                assert!(!text.contains(leftover), "{path} contains {leftover:?}");
+            }
+        }
+        assert!(plan.contains("src/api/v1alpha1/memcached.rs"));
+        assert!(plan.contains("src/controllers/memcached.rs"));
+        assert!(!plan.contains("PROJECT"), "commands writes PROJECT");
+    }
+
+    /// The lock's root entry must list exactly the dependencies of Cargo.toml, or
+    /// `cargo build --locked` refuses it: this catches a Cargo.toml template changed without
+    /// regenerating `templates/rust/Cargo.lock.template`.
+    #[test]
+    fn the_lock_matches_the_manifest() {
+        let plan = plan(&project("Memcached", "cache.example.com/v1alpha1")).unwrap();
+        let manifest = text(&plan, "Cargo.toml");
+        let mut declared: Vec<String> = Vec::new();
+        let mut in_dependencies = false;
+        for line in manifest.lines() {
+            if line.starts_with('[') {
+                in_dependencies = line == "[dependencies]" || line == "[dev-dependencies]";
+            } else if in_dependencies && let Some((name, _)) = line.split_once(" = ") {
+                declared.push(name.trim().to_string());
+            }
+        }
+        declared.sort();
+        let lock = text(&plan, "Cargo.lock");
+        let root = lock
+            .split("\n[[package]]\n")
+            .find(|b| b.starts_with("name = \"memcached-operator\"\n"))
+            .expect("root entry");
+        let locked: Vec<String> = root
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix(" \"")?
+                    .strip_suffix("\",")
+                    .map(str::to_string)
+            })
+            .collect();
+        assert_eq!(locked, declared);
+    }
+
+    #[test]
+    fn the_crd_carries_the_names_and_the_header() {
+        let plan = plan(&project("HTTPRoute", "a.b.c.example.io/v2beta3")).unwrap();
+        let crd = text(&plan, "deploy/crds/a.b.c.example.io_httproutes_crd.yaml");
+        assert!(crd.starts_with(&format!(
+            "---\n{CRD_HEADER}\napiVersion: apiextensions.k8s.io/v1\n"
+        )));
+        for expected in [
+            "name: httproutes.a.b.c.example.io",
+            "kind: HTTPRoute",
+            "- hr",
+            "singular: httproute",
+            "name: v2beta3",
+            "scope: Namespaced",
+        ] {
+            assert!(crd.contains(expected), "{expected} missing:\n{crd}");
+        }
+        let sample = text(
+            &plan,
+            "deploy/crds/a.b.c.example.io_v2beta3_httproute_cr.yaml",
+        );
+        assert!(sample.contains("apiVersion: a.b.c.example.io/v2beta3\nkind: HTTPRoute\n"));
+        assert!(sample.contains("name: http-route-sample"));
+    }
+
+    #[test]
+    fn keyword_kinds_use_raw_module_names() {
+        let plan = plan(&project("Match", "matches.example.com/v1")).unwrap();
+        assert!(text(&plan, "src/api/v1/mod.rs").contains("pub mod r#match;"));
+        let controller = text(&plan, "src/controllers/match.rs");
+        assert!(controller.contains("use crate::api::v1::r#match::{Match, MatchStatus};"));
+        assert!(controller.contains("pub async fn reconcile(object: Arc<Match>"));
+    }
+
+    #[test]
+    fn clashing_names_are_usage_errors() {
+        let error = plan(&project("Deployment", "apps.example.com/v1")).unwrap_err();
+        assert!(error.is_usage());
+        assert!(error.to_string().contains("\"DeploymentApp\""), "{error}");
+        let mut bad = project("Memcached", "cache.example.com/v1");
+        bad.name = ProjectName::parse("kube").unwrap();
+        let error = plan(&bad).unwrap_err();
+        assert!(
+            error.is_usage() && error.to_string().contains("\"kube\""),
+            "{error}"
+        );
+    }
 }
