@@ -1,5 +1,6 @@
 //! One module per subcommand. Each reads its inputs, calls the domain modules and reports.
 
+mod build;
 mod completion;
 mod new;
 
@@ -11,5 +12,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::New(args) => new::run(&ui, args),
         Command::Completion(args) => completion::run(args),
+        Command::Build(args) => build::run(&ui, args),
     }
 }

@@ -2,3 +2,6 @@
 #![allow(dead_code)]
 
 pub mod registry;
+pub mod build_projects;
+pub mod images;
+pub mod oci;
