@@ -81,9 +81,9 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
     .collect();
     all_labels.extend(args.labels.iter().cloned());
 
-    let mut output = Output::new(ui)?;
+    let build_phase = format!("{} build {image}", builder.kind());
+    let mut output = Output::new(ui, if args.local { "cargo build --release" } else { &build_phase })?;
     let local_context = if args.local {
-        output.phase("cargo build --release");
         let binaries = local::cargo_build(&root, &mut |s, l| output.line(s, l))
             .map_err(|e| output.fail(e))?;
         Some(local::prepare(&dockerfile, &binaries).map_err(|e| output.fail(e))?)
@@ -104,7 +104,7 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
         platform: args.platform.as_deref(),
         no_cache: args.no_cache,
     };
-    output.phase(&format!("{} build {image}", builder.kind()));
+    output.phase(&build_phase);
     builder
         .build(&request, &mut |s, l| output.line(s, l))
         .map_err(|e| output.fail(e))?;
@@ -145,8 +145,8 @@ struct Output<'a> {
 }
 
 impl<'a> Output<'a> {
-    fn new(ui: &'a Ui) -> anyhow::Result<Self> {
-        let bar = ui.spinner("starting");
+    fn new(ui: &'a Ui, first_phase: &str) -> anyhow::Result<Self> {
+        let bar = ui.spinner(first_phase);
         let log = if bar.is_hidden() {
             None
         } else {
@@ -158,12 +158,14 @@ impl<'a> Output<'a> {
             let path = file.path().to_path_buf();
             Some((file, path))
         };
-        Ok(Output {
+        let mut output = Output {
             ui,
             bar,
             log,
             phase: String::new(),
-        })
+        };
+        output.phase(first_phase);
+        Ok(output)
     }
 
     fn phase(&mut self, phase: &str) {

@@ -80,7 +80,7 @@ fn forward(
                 Ok(0) | Err(_) => return,
                 Ok(_) => {}
             }
-            let text = String::from_utf8_lossy(&buffer);
+            let text = strip_ansi(&String::from_utf8_lossy(&buffer));
             for piece in text.split(['\r', '\n']) {
                 let piece = piece.trim_end();
                 if !piece.is_empty() && sender.send((stream, piece.to_string())).is_err() {
@@ -91,8 +91,48 @@ fn forward(
     })
 }
 
+/// Removes terminal escape sequences (colours, cursor moves) that builders print even into
+/// pipes: docker colours a failing step's output red.
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            // CSI: parameters and intermediates, then one final byte in @..~
+            Some('[') => {
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            // OSC: up to BEL or ESC \
+            Some(']') => {
+                while let Some(c) = chars.next() {
+                    if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn strips_terminal_escapes() {
+        assert_eq!(super::strip_ansi("\u{1b}[91mred\u{1b}[0m plain"), "red plain");
+        assert_eq!(super::strip_ansi("\u{1b}]0;title\u{7}x"), "x");
+        assert_eq!(super::strip_ansi("é \u{1b}[1;31mb"), "é b");
+    }
+
     use super::*;
 
     #[test]
