@@ -1,6 +1,7 @@
 //! One module per subcommand. Each reads its inputs, calls the domain modules and reports.
 
 mod completion;
+mod helm_project;
 mod inputs;
 mod new;
 
