@@ -2,6 +2,7 @@
 
 use crate::chart::kinds::KindScan;
 
+#[derive(Clone)]
 pub struct Rule {
     pub api_groups: Vec<String>,
     pub resources: Vec<String>,
@@ -46,5 +47,11 @@ pub fn rules_yaml(rules: &[Rule]) -> String {
             r.verbs.join(", ")
         ));
     }
+    out
+}
+
+pub fn merge(existing: &[Rule], added: &[Rule]) -> Vec<Rule> {
+    let mut out = existing.to_vec();
+    out.extend(added.iter().cloned());
     out
 }

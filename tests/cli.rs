@@ -26,7 +26,10 @@ fn prints_its_version() {
 #[test]
 fn unknown_flags_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
-    operator_rs(dir.path()).args(["new", "--frobnicate"]).assert().code(2);
+    operator_rs(dir.path())
+        .args(["new", "--frobnicate"])
+        .assert()
+        .code(2);
 }
 
 /// The checked-in completion scripts match the CLI. Run with `UPDATE_COMPLETIONS=1` to
@@ -37,7 +40,10 @@ fn completions_are_current() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("completions");
     let update = std::env::var_os("UPDATE_COMPLETIONS").is_some();
     for (shell, file) in COMPLETIONS {
-        let output = operator_rs(dir.path()).args(["completion", shell]).output().unwrap();
+        let output = operator_rs(dir.path())
+            .args(["completion", shell])
+            .output()
+            .unwrap();
         assert!(output.status.success(), "completion {shell} failed");
         let path = root.join(file);
         if update {

@@ -17,7 +17,10 @@ fn generated_text(project: &Path) -> String {
         if path.starts_with("helm-charts/") {
             continue;
         }
-        text.push_str(&format!("=== {path}\n{}\n", String::from_utf8_lossy(&bytes)));
+        text.push_str(&format!(
+            "=== {path}\n{}\n",
+            String::from_utf8_lossy(&bytes)
+        ));
     }
     text
 }
@@ -54,7 +57,11 @@ fn new_on_every_shared_chart() {
 
         // The chart is copied byte for byte.
         let copied = subtree(&tree, &format!("helm-charts/{chart}"));
-        assert_eq!(copied, read_tree(&shared_chart(&chart)), "chart {chart} changed in copy");
+        assert_eq!(
+            copied,
+            read_tree(&shared_chart(&chart)),
+            "chart {chart} changed in copy"
+        );
 
         for expected in [
             "PROJECT",
@@ -91,7 +98,10 @@ fn new_without_a_chart_uses_the_starter_chart() {
     let chart = String::from_utf8_lossy(&tree["helm-charts/memcached/Chart.yaml"]).into_owned();
     assert!(chart.contains("name: memcached"), "{chart}");
     let project_file = String::from_utf8_lossy(&tree["PROJECT"]).into_owned();
-    assert!(project_file.contains("group: charts.example.com"), "{project_file}");
+    assert!(
+        project_file.contains("group: charts.example.com"),
+        "{project_file}"
+    );
     assert!(project_file.contains("version: v1alpha1"), "{project_file}");
     assert!(tree.contains_key("deploy/crds/charts.example.com_memcacheds_crd.yaml"));
     assert!(tree.contains_key("deploy/crds/charts.example.com_v1alpha1_memcached_cr.yaml"));
@@ -103,15 +113,28 @@ fn new_without_a_chart_uses_the_starter_chart() {
 fn defaults_come_from_the_chart_and_flags() {
     let work = tempfile::tempdir().unwrap();
     operator_rs(work.path())
-        .args(["new", "--type=helm", "--domain=acme.io", "--plural=exporterz", "--helm-chart"])
+        .args([
+            "new",
+            "--type=helm",
+            "--domain=acme.io",
+            "--plural=exporterz",
+            "--helm-chart",
+        ])
         .arg(shared_chart("prometheus-node-exporter"))
         .assert()
         .success();
     let project = work.path().join("prometheus-node-exporter-operator");
     let watches = std::fs::read_to_string(project.join("watches.yaml")).unwrap();
-    assert!(watches.contains("kind: PrometheusNodeExporter"), "{watches}");
+    assert!(
+        watches.contains("kind: PrometheusNodeExporter"),
+        "{watches}"
+    );
     assert!(watches.contains("group: charts.acme.io"), "{watches}");
-    assert!(project.join("deploy/crds/charts.acme.io_exporterz_crd.yaml").is_file());
+    assert!(
+        project
+            .join("deploy/crds/charts.acme.io_exporterz_crd.yaml")
+            .is_file()
+    );
 }
 
 #[test]
@@ -143,12 +166,22 @@ fn new_from_a_tgz_equals_new_from_the_directory() {
 fn a_chart_version_that_is_not_semver_is_a_warning() {
     let work = tempfile::tempdir().unwrap();
     let output = operator_rs(work.path())
-        .args(["new", "rancher-op", "--api-version=rancher.com/v1alpha1", "--kind=Rancher", "--type=helm", "--helm-chart"])
+        .args([
+            "new",
+            "rancher-op",
+            "--api-version=rancher.com/v1alpha1",
+            "--kind=Rancher",
+            "--type=helm",
+            "--helm-chart",
+        ])
         .arg(shared_chart("rancher"))
         .assert()
         .success();
     let stderr = String::from_utf8_lossy(&output.get_output().stderr).into_owned();
-    assert!(stderr.contains("%VERSION%") && stderr.contains("not semver"), "{stderr}");
+    assert!(
+        stderr.contains("%VERSION%") && stderr.contains("not semver"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -171,23 +204,95 @@ fn assert_refused(args: &[&str], setup: impl FnOnce(&Path), code: i32, fragments
     let output = operator_rs(work.path()).args(args).assert().code(code);
     let stderr = String::from_utf8_lossy(&output.get_output().stderr).into_owned();
     for fragment in fragments {
-        assert!(stderr.contains(fragment), "{args:?}: {fragment:?} not in:\n{stderr}");
+        assert!(
+            stderr.contains(fragment),
+            "{args:?}: {fragment:?} not in:\n{stderr}"
+        );
     }
-    assert_eq!(list_entries(work.path()), before, "{args:?} left files behind");
+    assert_eq!(
+        list_entries(work.path()),
+        before,
+        "{args:?} left files behind"
+    );
 }
 
 #[test]
 fn bad_names_are_usage_errors() {
     let none = |_: &Path| {};
-    assert_refused(&["new", "--type=helm", "--kind=rancher"], none, 2, &["\"rancher\"", "upper-case", "\"Rancher\""]);
-    assert_refused(&["new", "--type=helm", "--kind=My-Kind"], none, 2, &["\"My-Kind\""]);
-    assert_refused(&["new", "--type=helm", "--kind=Rancher", "--api-version=Rancher.com/v1"], none, 2, &["\"Rancher.com\"", "DNS subdomain"]);
-    assert_refused(&["new", "--type=helm", "--kind=Rancher", "--api-version=example/v1"], none, 2, &["\"example\""]);
-    assert_refused(&["new", "--type=helm", "--kind=Rancher", "--api-version=rancher.com/1.0"], none, 2, &["\"1.0\"", "v1alpha1"]);
-    assert_refused(&["new", "--type=helm", "--kind=Rancher", "--api-version=rancher.com"], none, 2, &["\"rancher.com\"", "GROUP/VERSION"]);
-    assert_refused(&["new", "Rancher_Op", "--type=helm", "--kind=Rancher"], none, 2, &["\"Rancher_Op\"", "DNS-1123", "\"rancher-op\""]);
-    assert_refused(&["new", "--type=helm", "--kind=Rancher", "--plural=Ranchers"], none, 2, &["\"Ranchers\""]);
-    assert_refused(&["new", "--type=helm", "--kind=Rancher", "--domain=Example"], none, 2, &["\"Example\""]);
+    assert_refused(
+        &["new", "--type=helm", "--kind=rancher"],
+        none,
+        2,
+        &["\"rancher\"", "upper-case", "\"Rancher\""],
+    );
+    assert_refused(
+        &["new", "--type=helm", "--kind=My-Kind"],
+        none,
+        2,
+        &["\"My-Kind\""],
+    );
+    assert_refused(
+        &[
+            "new",
+            "--type=helm",
+            "--kind=Rancher",
+            "--api-version=Rancher.com/v1",
+        ],
+        none,
+        2,
+        &["\"Rancher.com\"", "DNS subdomain"],
+    );
+    assert_refused(
+        &[
+            "new",
+            "--type=helm",
+            "--kind=Rancher",
+            "--api-version=example/v1",
+        ],
+        none,
+        2,
+        &["\"example\""],
+    );
+    assert_refused(
+        &[
+            "new",
+            "--type=helm",
+            "--kind=Rancher",
+            "--api-version=rancher.com/1.0",
+        ],
+        none,
+        2,
+        &["\"1.0\"", "v1alpha1"],
+    );
+    assert_refused(
+        &[
+            "new",
+            "--type=helm",
+            "--kind=Rancher",
+            "--api-version=rancher.com",
+        ],
+        none,
+        2,
+        &["\"rancher.com\"", "GROUP/VERSION"],
+    );
+    assert_refused(
+        &["new", "Rancher_Op", "--type=helm", "--kind=Rancher"],
+        none,
+        2,
+        &["\"Rancher_Op\"", "DNS-1123", "\"rancher-op\""],
+    );
+    assert_refused(
+        &["new", "--type=helm", "--kind=Rancher", "--plural=Ranchers"],
+        none,
+        2,
+        &["\"Ranchers\""],
+    );
+    assert_refused(
+        &["new", "--type=helm", "--kind=Rancher", "--domain=Example"],
+        none,
+        2,
+        &["\"Example\""],
+    );
     // No kind and no chart to take one from, and nobody to ask.
     assert_refused(&["new", "--type=helm"], none, 2, &["--kind"]);
 }
@@ -195,7 +300,12 @@ fn bad_names_are_usage_errors() {
 #[test]
 fn bad_charts_are_refused_and_leave_nothing() {
     let none = |_: &Path| {};
-    assert_refused(&["new", "--type=helm", "--helm-chart=./nope"], none, 2, &["./nope", "does not exist"]);
+    assert_refused(
+        &["new", "--type=helm", "--helm-chart=./nope"],
+        none,
+        2,
+        &["./nope", "does not exist"],
+    );
     assert_refused(
         &["new", "--type=helm", "--helm-chart=./empty"],
         |dir| std::fs::create_dir(dir.join("empty")).unwrap(),
@@ -219,7 +329,13 @@ fn bad_charts_are_refused_and_leave_nothing() {
     );
     assert_refused(
         &["new", "--type=helm", "--helm-chart=./escape.tgz"],
-        |dir| std::fs::write(dir.join("escape.tgz"), tgz_with_raw_entry("demo/../../evil")).unwrap(),
+        |dir| {
+            std::fs::write(
+                dir.join("escape.tgz"),
+                tgz_with_raw_entry("demo/../../evil"),
+            )
+            .unwrap()
+        },
         1,
         &["./escape.tgz", "unsafe entry", "../../evil"],
     );
@@ -227,7 +343,11 @@ fn bad_charts_are_refused_and_leave_nothing() {
         &["new", "--type=helm", "--helm-chart=./link"],
         |dir| {
             std::fs::create_dir_all(dir.join("link/templates")).unwrap();
-            std::fs::write(dir.join("link/Chart.yaml"), "apiVersion: v2\nname: link\nversion: 0.1.0\n").unwrap();
+            std::fs::write(
+                dir.join("link/Chart.yaml"),
+                "apiVersion: v2\nname: link\nversion: 0.1.0\n",
+            )
+            .unwrap();
             std::os::unix::fs::symlink("/etc/hostname", dir.join("link/templates/x.yaml")).unwrap();
         },
         1,

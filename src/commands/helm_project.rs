@@ -97,9 +97,9 @@ pub fn rbac_for(charts: &[&Chart], apis: &[(&str, &str)]) -> rbac::RbacPlan {
 /// checkov checks on the role that the helm-operator cannot satisfy, each with its reason.
 pub fn role_checkov_skips(rules: &[rbac::Rule]) -> Vec<String> {
     let grants = |resource: &str, verb: &str| {
-        rules.iter().any(|r| {
-            r.resources.iter().any(|x| x == resource) && r.verbs.iter().any(|v| v == verb)
-        })
+        rules
+            .iter()
+            .any(|r| r.resources.iter().any(|x| x == resource) && r.verbs.iter().any(|v| v == verb))
     };
     let mut skips = Vec::new();
     if grants("secrets", "get") || grants("secrets", "list") {

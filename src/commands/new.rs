@@ -93,8 +93,7 @@ fn helm_plan(
     chart: &Chart,
 ) -> anyhow::Result<(FilePlan, Project, HelmSummary)> {
     let mut warnings = Vec::new();
-    let rbac_plan =
-        helm_project::rbac_for(&[chart], &[(api.group.as_str(), api.plural.as_str())]);
+    let rbac_plan = helm_project::rbac_for(&[chart], &[(api.group.as_str(), api.plural.as_str())]);
     warnings.extend(rbac_plan.warnings.iter().cloned());
     let spec_schema = helm_project::spec_schema(chart)?;
     warnings.extend(helm_project::relaxed_warning(api, &spec_schema));

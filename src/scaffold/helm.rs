@@ -71,7 +71,10 @@ fn role_context(role: &RoleSpec) -> tera::Context {
     let mut context = tera::Context::new();
     context.insert("project_name", role.project_name);
     context.insert("cluster_scoped", &role.cluster_scoped);
-    context.insert("cluster_reason", "see the rules marked cluster-scoped below");
+    context.insert(
+        "cluster_reason",
+        "see the rules marked cluster-scoped below",
+    );
     context.insert("rules_yaml", role.rules_yaml.trim_end());
     context.insert("checkov_skips", role.checkov_skips);
     context
@@ -111,8 +114,14 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
     let crd_files: Vec<String> = project.apis.iter().map(crd_file_name).collect();
     context.insert("crd_files", &crd_files);
 
-    plan.add("README.md", templates::render("helm/README.md.tera", &context)?);
-    plan.add("watches.yaml", templates::render("helm/watches.yaml.tera", &context)?);
+    plan.add(
+        "README.md",
+        templates::render("helm/README.md.tera", &context)?,
+    );
+    plan.add(
+        "watches.yaml",
+        templates::render("helm/watches.yaml.tera", &context)?,
+    );
     plan.add(
         "build/Dockerfile",
         templates::render("helm/build/Dockerfile.tera", &context)?,

@@ -190,9 +190,15 @@ mod tests {
         let applied = apply_changes(root.path(), &plan).unwrap();
         assert_eq!(applied.changed, ["a.txt"]);
         assert_eq!(applied.created, ["dir/b.txt"]);
-        assert_eq!(std::fs::read_to_string(root.path().join("a.txt")).unwrap(), "new");
+        assert_eq!(
+            std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
+            "new"
+        );
         // No staging directory is left.
-        let names: Vec<_> = std::fs::read_dir(root.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = std::fs::read_dir(root.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names.len(), 2, "{names:?}");
     }
 
@@ -207,9 +213,15 @@ mod tests {
         plan.add("new-dir/b.txt", "b");
         plan.add("zblocker/c.txt", "c");
         assert!(apply_changes(root.path(), &plan).is_err());
-        assert_eq!(std::fs::read_to_string(root.path().join("a.txt")).unwrap(), "old");
+        assert_eq!(
+            std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
+            "old"
+        );
         assert!(!root.path().join("new-dir").exists());
-        let mut names: Vec<_> = std::fs::read_dir(root.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        let mut names: Vec<_> = std::fs::read_dir(root.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
         names.sort();
         assert_eq!(names, ["a.txt", "zblocker"]);
     }

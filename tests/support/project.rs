@@ -8,7 +8,10 @@ use assert_cmd::Command;
 /// The operator-rs binary, with a clean environment for deterministic output.
 pub fn operator_rs(cwd: &Path) -> Command {
     let mut command = Command::cargo_bin("operator-rs").expect("operator-rs binary");
-    command.current_dir(cwd).env("NO_COLOR", "1").env_remove("OPERATOR_RS_BUILDER");
+    command
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env_remove("OPERATOR_RS_BUILDER");
     command
 }
 
@@ -63,7 +66,13 @@ pub fn list_entries(dir: &Path) -> Vec<String> {
         .sort_by_file_name()
         .into_iter()
         .filter_map(|e| e.ok())
-        .map(|e| e.path().strip_prefix(dir).expect("inside").to_string_lossy().into_owned())
+        .map(|e| {
+            e.path()
+                .strip_prefix(dir)
+                .expect("inside")
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect()
 }
 

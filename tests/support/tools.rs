@@ -21,7 +21,10 @@ pub fn venv_tool(name: &str) -> Option<PathBuf> {
     if std::env::var_os("CI").is_some() {
         panic!("{} is missing: scripts/test.sh installs it", path.display());
     }
-    eprintln!("skipping {name} checks: {} is missing (run scripts/test.sh)", path.display());
+    eprintln!(
+        "skipping {name} checks: {} is missing (run scripts/test.sh)",
+        path.display()
+    );
     None
 }
 
@@ -60,7 +63,14 @@ pub fn checkov(dir: &Path) {
         return;
     };
     let output = Command::new(&tool)
-        .args(["--framework", "kubernetes", "--quiet", "--compact", "--skip-download", "-d"])
+        .args([
+            "--framework",
+            "kubernetes",
+            "--quiet",
+            "--compact",
+            "--skip-download",
+            "-d",
+        ])
         .arg(dir)
         .output()
         .expect("run checkov");
