@@ -8,18 +8,13 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 
-use assert_cmd::Command;
-
-use support::build_projects::{helm_project, rust_project, write};
+use support::build_projects::{generated_helm_project, helm_project, rust_project, write};
 use support::images::{ContainersStore, DockerImages, require, run_ok, unique};
 use support::oci;
+use support::project::read_tree;
 use support::registry::{Registry, RegistryOptions};
 
-fn operator_rs(dir: &Path) -> Command {
-    let mut command = Command::cargo_bin("operator-rs").unwrap();
-    command.current_dir(dir).env_remove("OPERATOR_RS_BUILDER");
-    command
-}
+use support::project::operator_rs;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -47,19 +42,29 @@ fn docker_builds_pushes_labels_and_records_the_image() {
     }
     let registry = Registry::start();
     let mut images = DockerImages::new();
-    let dir = tempfile::tempdir().unwrap();
-    helm_project(dir.path(), "demo-operator");
-    run_ok(StdCommand::new("git").args(["init", "-q"]).current_dir(dir.path()));
+    let parent = tempfile::tempdir().unwrap();
+    let dir = generated_helm_project(parent.path());
     run_ok(
         StdCommand::new("git")
-            .args(["remote", "add", "origin", "https://user:secret@git.example.com/team/demo-operator.git"])
-            .current_dir(dir.path()),
+            .args(["init", "-q"])
+            .current_dir(&dir),
     );
-    let deploy_before = std::fs::read(dir.path().join("deploy/operator.yaml")).unwrap();
-    let image = format!("{}/team/{}:v0.1.0", registry.host(), unique("demo"));
+    run_ok(
+        StdCommand::new("git")
+            .args([
+                "remote",
+                "add",
+                "origin",
+                "https://user:secret@git.example.com/team/hello-world-operator.git",
+            ])
+            .current_dir(&dir),
+    );
+    let deploy_before = read_tree(&dir.join("deploy"));
+    let image = format!("{}/team/{}:v0.1.0", registry.host(), unique("hello"));
     images.track(&image);
 
-    let output = operator_rs(dir.path())
+    // From a subdirectory: the project root is found upwards.
+    let output = operator_rs(&dir.join("helm-charts"))
         .args(["build", &image, "--push", "--label", "team=platform"])
         .arg("--build-arg")
         .arg(format!("BASE_IMAGE={}", images.base()))
@@ -68,31 +73,80 @@ fn docker_builds_pushes_labels_and_records_the_image() {
         .output()
         .unwrap();
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
-    assert!(output.status.success(), "{stdout}\n{stderr}\n{}", registry.log());
+    assert!(
+        output.status.success(),
+        "{stdout}\n{stderr}\n{}",
+        registry.log()
+    );
     // Off a terminal the builder's own output streams through, to stderr.
     assert!(stderr.contains("Step 1/"), "{stderr}");
     assert!(stdout.contains(&format!("Pushed {image}")), "{stdout}");
-    assert!(stdout.contains("`operator-rs deploy` will use it"), "{stdout}");
-    assert!(project_file(dir.path()).contains(&format!("image: {image}")));
-    assert_eq!(
-        std::fs::read(dir.path().join("deploy/operator.yaml")).unwrap(),
-        deploy_before,
+    assert!(
+        stdout.contains("`operator-rs deploy` will use it"),
+        "{stdout}"
+    );
+    assert!(project_file(&dir).contains(&format!("image: {image}")));
+    assert!(
+        read_tree(&dir.join("deploy")) == deploy_before,
         "build must not rewrite deploy/"
     );
 
-    let labels = oci::labels(&registry.host(), &repository_of(&image, &registry), "v0.1.0");
+    let labels = oci::labels(
+        &registry.host(),
+        &repository_of(&image, &registry),
+        "v0.1.0",
+    );
     assert_eq!(
-        labels.get("org.opencontainers.image.source").map(String::as_str),
-        Some("https://git.example.com/team/demo-operator.git"),
+        labels
+            .get("org.opencontainers.image.source")
+            .map(String::as_str),
+        Some("https://git.example.com/team/hello-world-operator.git"),
         "{labels:?}"
     );
     assert_eq!(labels["org.opencontainers.image.version"], "v0.1.0");
-    assert_eq!(labels["org.opencontainers.image.created"], "2023-11-14T22:13:20Z");
-    assert_eq!(labels["org.opencontainers.image.title"], "demo-operator");
+    assert_eq!(
+        labels["org.opencontainers.image.created"],
+        "2023-11-14T22:13:20Z"
+    );
+    assert_eq!(
+        labels["org.opencontainers.image.title"],
+        "hello-world-operator"
+    );
     assert_eq!(labels["team"], "platform");
-    // The image holds what the Dockerfile copies.
-    let manifest = oci::manifest(&registry.host(), &repository_of(&image, &registry), "v0.1.0");
-    assert!(manifest["layers"].as_array().unwrap().len() >= 2, "{manifest}");
+    let config = oci::config(
+        &registry.host(),
+        &repository_of(&image, &registry),
+        "v0.1.0",
+    );
+    assert_eq!(config["config"]["WorkingDir"], "/opt/helm", "{config}");
+
+    // The image holds the chart where the helm-operator looks for it.
+    let chart = "/opt/helm/helm-charts/hello-world/Chart.yaml";
+    let inside = file_in_image(&images, &image, chart);
+    assert!(inside == std::fs::read(dir.join("helm-charts/hello-world/Chart.yaml")).unwrap());
+}
+
+/// The bytes of `path` inside a docker image, read through a container that never starts.
+fn file_in_image(images: &DockerImages, image: &str, path: &str) -> Vec<u8> {
+    let container = unique("operator-rs-test-read");
+    // A command, because an image without CMD cannot make a container; it never runs.
+    run_ok(
+        images
+            .docker()
+            .args(["create", "--name", &container, image, "/bin/sh"]),
+    );
+    let copied = images
+        .docker()
+        .args(["cp", &format!("{container}:{path}"), "-"])
+        .output()
+        .unwrap();
+    run_ok(images.docker().args(["rm", &container]));
+    assert!(copied.status.success(), "{}", text(&copied.stderr));
+    let mut archive = tar::Archive::new(copied.stdout.as_slice());
+    let mut entry = archive.entries().unwrap().next().unwrap().unwrap();
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut entry, &mut bytes).unwrap();
+    bytes
 }
 
 #[test]
@@ -114,8 +168,15 @@ fn a_missing_tag_is_latest_and_the_created_label_is_now() {
         .output()
         .unwrap();
     let stdout = text(&output.stdout);
-    assert!(output.status.success(), "{stdout}\n{}", text(&output.stderr));
-    assert!(stdout.contains(&format!("no tag given, building {name}:latest")), "{stdout}");
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        text(&output.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("no tag given, building {name}:latest")),
+        "{stdout}"
+    );
     assert!(stdout.contains("--push"), "a hint to push: {stdout}");
     assert!(project_file(dir.path()).contains(&format!("image: {name}:latest")));
 
@@ -129,7 +190,10 @@ fn a_missing_tag_is_latest_and_the_created_label_is_now() {
     let labels: serde_json::Value = serde_json::from_str(&inspect).unwrap();
     assert_eq!(labels["org.opencontainers.image.version"], "latest");
     // Not in git: no source label rather than a path that means nothing elsewhere.
-    assert!(labels.get("org.opencontainers.image.source").is_none(), "{labels}");
+    assert!(
+        labels.get("org.opencontainers.image.source").is_none(),
+        "{labels}"
+    );
     let created = labels["org.opencontainers.image.created"].as_str().unwrap();
     let shape = created.len() == 20
         && created.as_bytes()[4] == b'-'
@@ -160,8 +224,14 @@ fn a_builder_that_is_not_installed_is_named_with_how_to_pick_another() {
         let output = command.output().unwrap();
         let stderr = text(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{stderr}");
-        assert!(stderr.contains(&format!("`{program}` is not installed")), "{stderr}");
-        assert!(stderr.contains("--builder docker|podman|buildah"), "{stderr}");
+        assert!(
+            stderr.contains(&format!("`{program}` is not installed")),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("--builder docker|podman|buildah"),
+            "{stderr}"
+        );
         assert!(stderr.contains("OPERATOR_RS_BUILDER"), "{stderr}");
     }
     assert!(!project_file(dir.path()).contains("image:"));
@@ -182,7 +252,9 @@ fn an_unreachable_docker_daemon_is_named() {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("cannot reach the Docker daemon at unix:///nonexistent.sock (set by DOCKER_HOST)"),
+        stderr.contains(
+            "cannot reach the Docker daemon at unix:///nonexistent.sock (set by DOCKER_HOST)"
+        ),
         "{stderr}"
     );
     assert!(stderr.contains("--builder podman"), "{stderr}");
@@ -202,7 +274,12 @@ fn a_failing_dockerfile_fails_with_its_status_and_last_lines() {
         "ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nRUN echo the-chart-is-missing >&2; exit 7\n",
     );
     let output = operator_rs(&dir.path().join("helm-charts"))
-        .args(["build", "operator-rs-test/never-built:v1", "--file", "../build/Broken.Dockerfile"])
+        .args([
+            "build",
+            "operator-rs-test/never-built:v1",
+            "--file",
+            "../build/Broken.Dockerfile",
+        ])
         .arg("--build-arg")
         .arg(format!("BASE_IMAGE={}", images.base()))
         .env("DOCKER_CONFIG", images.config_dir())
@@ -210,8 +287,11 @@ fn a_failing_dockerfile_fails_with_its_status_and_last_lines() {
         .unwrap();
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    let error = &stderr[stderr.find("error:").expect("an error") ..];
-    assert!(error.contains("docker build failed (exit status: 7)"), "{error}");
+    let error = &stderr[stderr.find("error:").expect("an error")..];
+    assert!(
+        error.contains("docker build failed (exit status: 7)"),
+        "{error}"
+    );
     assert!(error.contains("| the-chart-is-missing"), "{error}");
     assert!(error.contains("returned a non-zero code: 7"), "{error}");
     assert!(!project_file(dir.path()).contains("image:"));
@@ -221,7 +301,11 @@ fn a_failing_dockerfile_fails_with_its_status_and_last_lines() {
 fn recording_docker(bin: &Path, marker: &Path) {
     use std::os::unix::fs::PermissionsExt;
     let script = bin.join("docker");
-    std::fs::write(&script, format!("#!/bin/sh\necho \"$@\" >> {}\n", marker.display())).unwrap();
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\necho \"$@\" >> {}\n", marker.display()),
+    )
+    .unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
@@ -234,15 +318,36 @@ fn bad_input_is_a_usage_error_and_runs_nothing() {
     helm_project(dir.path(), "demo-operator");
     let digest = format!("sha256:{}", "a".repeat(64));
     let cases: Vec<(Vec<String>, &str)> = vec![
-        (vec!["Team/Demo:v1".into()], "repository \"Demo\" must be lower-case"),
-        (vec!["registry.example.com/team/demo:-v1".into()], "tag \"-v1\""),
-        (vec!["registry.example.com:99999/demo".into()], "port \"99999\""),
+        (
+            vec!["Team/Demo:v1".into()],
+            "repository \"Demo\" must be lower-case",
+        ),
+        (
+            vec!["registry.example.com/team/demo:-v1".into()],
+            "tag \"-v1\"",
+        ),
+        (
+            vec!["registry.example.com:99999/demo".into()],
+            "port \"99999\"",
+        ),
         (vec!["demo@sha256:abc".into()], "64"),
         (vec![format!("demo@{digest}")], "names a digest"),
-        (vec!["demo:v1".into(), "--local".into()], "--local builds a Rust operator"),
-        (vec!["demo:v1".into(), "--file".into(), "nope/Dockerfile".into()], "nope/Dockerfile does not exist"),
-        (vec!["demo:v1".into(), "--build-arg".into(), "NOVALUE".into()], "KEY=VALUE"),
-        (vec!["demo:v1".into(), "--builder".into(), "kaniko".into()], "kaniko"),
+        (
+            vec!["demo:v1".into(), "--local".into()],
+            "--local builds a Rust operator",
+        ),
+        (
+            vec!["demo:v1".into(), "--file".into(), "nope/Dockerfile".into()],
+            "nope/Dockerfile does not exist",
+        ),
+        (
+            vec!["demo:v1".into(), "--build-arg".into(), "NOVALUE".into()],
+            "KEY=VALUE",
+        ),
+        (
+            vec!["demo:v1".into(), "--builder".into(), "kaniko".into()],
+            "kaniko",
+        ),
     ];
     for (args, expected) in cases {
         let output = operator_rs(dir.path())
@@ -272,7 +377,11 @@ fn bad_input_is_a_usage_error_and_runs_nothing() {
         .env("PATH", bin.path())
         .assert()
         .success();
-    assert!(std::fs::read_to_string(&marker).unwrap().contains("--tag demo:v1"));
+    assert!(
+        std::fs::read_to_string(&marker)
+            .unwrap()
+            .contains("--tag demo:v1")
+    );
 }
 
 /// A registry that requires a login as `tester` / `secret`. The bcrypt entry is made with perl's
@@ -282,7 +391,10 @@ fn htpasswd(dir: &Path) -> PathBuf {
         "-e",
         "print crypt('secret', '$2b$05$' . 'abcdefghijklmnopqrstuu')",
     ]));
-    assert!(hash.starts_with("$2b$05$"), "libcrypt has no bcrypt: {hash}");
+    assert!(
+        hash.starts_with("$2b$05$"),
+        "libcrypt has no bcrypt: {hash}"
+    );
     let path = dir.join("htpasswd");
     std::fs::write(&path, format!("tester:{hash}\n")).unwrap();
     path
@@ -317,14 +429,29 @@ fn a_push_refused_for_authentication_says_to_log_in() {
     let output = build(&images);
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains(&format!("{} refused to take {image}", registry.host())), "{stderr}");
-    assert!(stderr.contains(&format!("Run `docker login {}`", registry.host())), "{stderr}");
-    assert!(!project_file(dir.path()).contains("image:"), "a failed push records nothing");
+    assert!(
+        stderr.contains(&format!("{} refused to take {image}", registry.host())),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("Run `docker login {}`", registry.host())),
+        "{stderr}"
+    );
+    assert!(
+        !project_file(dir.path()).contains("image:"),
+        "a failed push records nothing"
+    );
 
     // After the login the message asks for, the same command works.
     let mut login = images.docker();
     login
-        .args(["login", "--username", "tester", "--password-stdin", &registry.host()])
+        .args([
+            "login",
+            "--username",
+            "tester",
+            "--password-stdin",
+            &registry.host(),
+        ])
         .stdin(std::process::Stdio::piped());
     let mut child = login
         .stdout(std::process::Stdio::null())
@@ -347,12 +474,12 @@ fn daemonless_build_and_push(tool: &str) {
     }
     let registry = Registry::start();
     let store = ContainersStore::new(tool);
-    let dir = tempfile::tempdir().unwrap();
-    helm_project(dir.path(), "demo-operator");
+    let parent = tempfile::tempdir().unwrap();
+    let dir = generated_helm_project(parent.path());
     let repository = format!("team/{}", unique(tool));
     let image = format!("{}/{repository}:v2", registry.host());
     let env: Vec<(&str, OsString)> = store.env();
-    let output = operator_rs(dir.path())
+    let output = operator_rs(&dir)
         .args(["build", &image, "--push", "--builder", tool])
         .arg("--build-arg")
         .arg(format!("BASE_IMAGE={}", store.base()))
@@ -361,15 +488,32 @@ fn daemonless_build_and_push(tool: &str) {
         .output()
         .unwrap();
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
-    assert!(output.status.success(), "{stdout}\n{stderr}\n{}", registry.log());
+    assert!(
+        output.status.success(),
+        "{stdout}\n{stderr}\n{}",
+        registry.log()
+    );
     assert!(stderr.contains("STEP 1/"), "{stderr}");
-    assert!(stdout.contains(&format!("Built {image} with {tool}")), "{stdout}");
-    assert!(project_file(dir.path()).contains(&format!("image: {image}")));
+    assert!(
+        stdout.contains(&format!("Built {image} with {tool}")),
+        "{stdout}"
+    );
+    assert!(project_file(&dir).contains(&format!("image: {image}")));
     let labels = oci::labels(&registry.host(), &repository, "v2");
-    assert_eq!(labels["org.opencontainers.image.version"], "v2", "{labels:?}");
-    assert_eq!(labels["org.opencontainers.image.created"], "1970-01-01T00:00:00Z");
+    assert_eq!(
+        labels["org.opencontainers.image.version"], "v2",
+        "{labels:?}"
+    );
+    assert_eq!(
+        labels["org.opencontainers.image.created"],
+        "1970-01-01T00:00:00Z"
+    );
     // The image is in the builder's own storage too, under the name the user gave.
-    run_ok(store.command(tool).args(["inspect", "--type", "image", &image]));
+    run_ok(
+        store
+            .command(tool)
+            .args(["inspect", "--type", "image", &image]),
+    );
 }
 
 #[test]
@@ -402,7 +546,10 @@ fn local_builds_a_rust_binary_on_the_host_and_packages_it() {
         .unwrap();
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(stderr.contains("Finished"), "cargo's output streams through: {stderr}");
+    assert!(
+        stderr.contains("Finished"),
+        "cargo's output streams through: {stderr}"
+    );
     assert!(project_file(dir.path()).contains(&format!("image: {image}")));
 
     let config = run_ok(images.docker().args([
@@ -412,21 +559,74 @@ fn local_builds_a_rust_binary_on_the_host_and_packages_it() {
         "{{json .Config.Entrypoint}} {{.Config.User}}",
         &image,
     ]));
-    assert_eq!(config.trim(), "[\"/usr/local/bin/hello-operator\"] 65532:65532");
+    assert_eq!(
+        config.trim(),
+        "[\"/usr/local/bin/hello-operator\"] 65532:65532"
+    );
     // The binary in the image is the one cargo built here.
-    let container = unique("operator-rs-test-local");
-    run_ok(images.docker().args(["create", "--name", &container, &image]));
-    let copied = images
-        .docker()
-        .args(["cp", &format!("{container}:/usr/local/bin/hello-operator"), "-"])
+    let built = std::fs::read(dir.path().join("target/release/hello-operator")).unwrap();
+    let inside = file_in_image(&images, &image, "/usr/local/bin/hello-operator");
+    assert!(
+        inside == built,
+        "the image's binary differs from target/release/hello-operator"
+    );
+}
+
+#[test]
+fn on_a_terminal_a_spinner_shows_the_step_and_a_failure_keeps_the_full_log() {
+    if !(require("docker") && require("busybox") && require("script")) {
+        return;
+    }
+    let images = DockerImages::new();
+    let dir = tempfile::tempdir().unwrap();
+    helm_project(dir.path(), "demo-operator");
+    // The sleep only keeps the step on screen long enough for the spinner to draw it.
+    write(
+        dir.path(),
+        "build/Slow.Dockerfile",
+        "ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nRUN echo first-line-of-the-log; sleep 3; exit 5\n",
+    );
+    let command = format!(
+        "{} build operator-rs-test/never-built:v1 --file build/Slow.Dockerfile --build-arg BASE_IMAGE={}",
+        env!("CARGO_BIN_EXE_operator-rs"),
+        images.base()
+    );
+    // util-linux `script` runs the command on a pseudo-terminal and copies what it shows.
+    let output = StdCommand::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(dir.path())
+        .env("DOCKER_CONFIG", images.config_dir())
+        .env("NO_COLOR", "1")
+        .env_remove("OPERATOR_RS_BUILDER")
+        .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
-    run_ok(images.docker().args(["rm", &container]));
-    assert!(copied.status.success(), "{}", text(&copied.stderr));
-    let built = std::fs::read(dir.path().join("target/release/hello-operator")).unwrap();
-    let mut archive = tar::Archive::new(copied.stdout.as_slice());
-    let mut entry = archive.entries().unwrap().next().unwrap().unwrap();
-    let mut inside = Vec::new();
-    std::io::Read::read_to_end(&mut entry, &mut inside).unwrap();
-    assert!(inside == built, "the image's binary differs from target/release/hello-operator");
+    let screen = text(&output.stdout);
+    assert!(!output.status.success(), "{screen}");
+    assert!(
+        screen.contains(
+            "docker build operator-rs-test/never-built:v1: step 3/6: RUN echo first-line-of-the-log"
+        ),
+        "{screen}"
+    );
+    // The builder's lines are not streamed: the only copy on screen is the error's tail.
+    assert_eq!(
+        screen.matches("first-line-of-the-log\r").count(),
+        1,
+        "{screen}"
+    );
+    let marker = "the full log is in ";
+    let at = screen.find(marker).unwrap_or_else(|| panic!("{screen}")) + marker.len();
+    let path: String = screen[at..]
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect();
+    let log = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert!(
+        log.contains("$ docker build operator-rs-test/never-built:v1"),
+        "{log}"
+    );
+    assert!(log.contains("Step 1/6 : ARG BASE_IMAGE"), "{log}");
+    assert!(log.contains("returned a non-zero code: 5"), "{log}");
 }

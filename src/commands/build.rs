@@ -9,9 +9,7 @@ use indicatif::ProgressBar;
 
 use crate::cli::BuildArgs;
 use crate::error::usage;
-use crate::image::{
-    BuildRequest, Builder, ImageRef, Stream, labels, local, steps,
-};
+use crate::image::{BuildRequest, Builder, ImageRef, Stream, labels, local, steps};
 use crate::project::{self, ProjectError, ProjectType};
 use crate::ui::Ui;
 
@@ -60,8 +58,8 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
             dockerfile.display()
         )));
     }
-    let created = labels::build_time(std::env::var("SOURCE_DATE_EPOCH").ok().as_deref())
-        .map_err(usage)?;
+    let created =
+        labels::build_time(std::env::var("SOURCE_DATE_EPOCH").ok().as_deref()).map_err(usage)?;
 
     if defaulted_tag {
         ui.info(format!("note: no tag given, building {image}"));
@@ -82,10 +80,17 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
     all_labels.extend(args.labels.iter().cloned());
 
     let build_phase = format!("{} build {image}", builder.kind());
-    let mut output = Output::new(ui, if args.local { "cargo build --release" } else { &build_phase })?;
+    let mut output = Output::new(
+        ui,
+        if args.local {
+            "cargo build --release"
+        } else {
+            &build_phase
+        },
+    )?;
     let local_context = if args.local {
-        let binaries = local::cargo_build(&root, &mut |s, l| output.line(s, l))
-            .map_err(|e| output.fail(e))?;
+        let binaries =
+            local::cargo_build(&root, &mut |s, l| output.line(s, l)).map_err(|e| output.fail(e))?;
         Some(local::prepare(&dockerfile, &binaries).map_err(|e| output.fail(e))?)
     } else {
         None
@@ -200,8 +205,11 @@ impl<'a> Output<'a> {
         self.bar.finish_and_clear();
         match self.log.take() {
             Some((file, path)) => match file.keep() {
-                Ok(_) => anyhow::Error::new(error)
-                    .context(format!("{} failed; the full log is in {}", self.phase, path.display())),
+                Ok(_) => anyhow::Error::new(error).context(format!(
+                    "{} failed; the full log is in {}",
+                    self.phase,
+                    path.display()
+                )),
                 Err(_) => anyhow::Error::new(error).context(format!("{} failed", self.phase)),
             },
             None => anyhow::Error::new(error),

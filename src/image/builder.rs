@@ -86,14 +86,20 @@ pub enum ImageError {
         source: std::io::Error,
     },
 
-    #[error("`{command}` failed ({status}); its last lines of output:\n{}", indent(tail))]
+    #[error(
+        "`{command}` failed ({status}); its last lines of output:\n{}",
+        indent(tail)
+    )]
     CommandFailed {
         command: String,
         status: ExitStatus,
         tail: Vec<String>,
     },
 
-    #[error("{builder} build failed ({status}); its last lines of output:\n{}", indent(tail))]
+    #[error(
+        "{builder} build failed ({status}); its last lines of output:\n{}",
+        indent(tail)
+    )]
     BuildFailed {
         builder: BuilderKind,
         status: ExitStatus,
@@ -112,7 +118,10 @@ pub enum ImageError {
         tail: Vec<String>,
     },
 
-    #[error("{builder} push of {image} failed ({status}); its last lines of output:\n{}", indent(tail))]
+    #[error(
+        "{builder} push of {image} failed ({status}); its last lines of output:\n{}",
+        indent(tail)
+    )]
     PushFailed {
         builder: BuilderKind,
         image: String,
@@ -361,9 +370,7 @@ mod tests {
     use super::*;
 
     fn strings(args: Vec<OsString>) -> Vec<String> {
-        args.into_iter()
-            .map(|a| a.into_string().unwrap())
-            .collect()
+        args.into_iter().map(|a| a.into_string().unwrap()).collect()
     }
 
     fn request<'a>(image: &'a ImageRef, args: &'a [(String, String)]) -> BuildRequest<'a> {
@@ -435,7 +442,9 @@ mod tests {
         ] {
             assert!(is_auth_refusal(line), "{line}");
         }
-        assert!(!is_auth_refusal("Get \"https://x/v2/\": connection refused"));
+        assert!(!is_auth_refusal(
+            "Get \"https://x/v2/\": connection refused"
+        ));
     }
 
     #[test]

@@ -139,7 +139,20 @@ mod tests {
         let mut days = 0u64;
         for year in 1970..2200u64 {
             let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-            let lengths = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+            let lengths = [
+                31,
+                if leap { 29 } else { 28 },
+                31,
+                30,
+                31,
+                30,
+                31,
+                31,
+                30,
+                31,
+                30,
+                31,
+            ];
             for (m, len) in lengths.iter().enumerate() {
                 for d in 1..=*len {
                     assert_eq!(civil_from_days(days), (year, m as u64 + 1, d));
@@ -152,7 +165,11 @@ mod tests {
     #[test]
     fn honours_source_date_epoch() {
         assert_eq!(build_time(Some("1700000000")), Ok(1_700_000_000));
-        assert!(build_time(Some("yesterday")).unwrap_err().contains("SOURCE_DATE_EPOCH"));
+        assert!(
+            build_time(Some("yesterday"))
+                .unwrap_err()
+                .contains("SOURCE_DATE_EPOCH")
+        );
         assert!(build_time(None).unwrap() > 1_700_000_000);
         assert!(build_time(Some("")).unwrap() > 1_700_000_000);
     }
@@ -203,7 +220,12 @@ mod tests {
         assert_eq!(git_source(dir.path()), None);
         run(&["init", "-q"]);
         assert_eq!(git_source(dir.path()), None);
-        run(&["remote", "add", "upstream", "https://tok@git.example.com/u/op"]);
+        run(&[
+            "remote",
+            "add",
+            "upstream",
+            "https://tok@git.example.com/u/op",
+        ]);
         assert_eq!(
             git_source(dir.path()).as_deref(),
             Some("https://git.example.com/u/op")

@@ -25,9 +25,13 @@ pub enum LocalError {
         status: std::process::ExitStatus,
         tail: String,
     },
-    #[error("`cargo build --release` built no binary in {0}: is this the project's Cargo workspace?")]
+    #[error(
+        "`cargo build --release` built no binary in {0}: is this the project's Cargo workspace?"
+    )]
     NoBinaries(PathBuf),
-    #[error("{file}: {problem}; --local needs a multi-stage Dockerfile whose last stage copies the binaries from the build stage")]
+    #[error(
+        "{file}: {problem}; --local needs a multi-stage Dockerfile whose last stage copies the binaries from the build stage"
+    )]
     Dockerfile { file: PathBuf, problem: String },
     #[error("cannot prepare the --local build context in {path}: {source}")]
     Io {
@@ -43,7 +47,11 @@ pub fn cargo_build(
 ) -> Result<Vec<PathBuf>, LocalError> {
     let mut command = Command::new("cargo");
     command
-        .args(["build", "--release", "--message-format=json-render-diagnostics"])
+        .args([
+            "build",
+            "--release",
+            "--message-format=json-render-diagnostics",
+        ])
         .current_dir(root);
     let mut binaries = Vec::new();
     let finished = process::run_streaming(&mut command, &mut |stream, line| match stream {
@@ -243,8 +251,7 @@ fn rewrite_copy(
     }
     let rest = words[rest_at..].join(" ");
     let mut paths: Vec<String> = if rest.starts_with('[') {
-        serde_json::from_str(&rest)
-            .map_err(|_| format!("cannot read the JSON list in `{line}`"))?
+        serde_json::from_str(&rest).map_err(|_| format!("cannot read the JSON list in `{line}`"))?
     } else {
         words[rest_at..].iter().map(|w| w.to_string()).collect()
     };
@@ -389,7 +396,11 @@ ENTRYPOINT [\"/usr/local/bin/memcached-operator\"]
     fn external_image_copies_stay() {
         let text = "FROM a AS builder\nFROM b\nCOPY --from=busybox:1 /bin/busybox /bin/\nCOPY --from=builder /x/op /op\n";
         let derived = runtime_dockerfile(text, &names(&["op"])).unwrap();
-        assert!(derived.text.contains("COPY --from=busybox:1 /bin/busybox /bin/\n"));
+        assert!(
+            derived
+                .text
+                .contains("COPY --from=busybox:1 /bin/busybox /bin/\n")
+        );
     }
 
     #[test]
@@ -398,6 +409,9 @@ ENTRYPOINT [\"/usr/local/bin/memcached-operator\"]
         assert_eq!(executable_of(line), Some(PathBuf::from("/t/release/op")));
         let lib = r#"{"reason":"compiler-artifact","target":{"kind":["lib"]},"executable":null}"#;
         assert_eq!(executable_of(lib), None);
-        assert_eq!(executable_of(r#"{"reason":"build-finished","success":true}"#), None);
+        assert_eq!(
+            executable_of(r#"{"reason":"build-finished","success":true}"#),
+            None
+        );
     }
 }

@@ -128,7 +128,10 @@ fn strip_ansi(text: &str) -> String {
 mod tests {
     #[test]
     fn strips_terminal_escapes() {
-        assert_eq!(super::strip_ansi("\u{1b}[91mred\u{1b}[0m plain"), "red plain");
+        assert_eq!(
+            super::strip_ansi("\u{1b}[91mred\u{1b}[0m plain"),
+            "red plain"
+        );
         assert_eq!(super::strip_ansi("\u{1b}]0;title\u{7}x"), "x");
         assert_eq!(super::strip_ansi("é \u{1b}[1;31mb"), "é b");
     }

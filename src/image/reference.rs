@@ -279,9 +279,10 @@ fn check_digest(digest: &str) -> Result<String, String> {
     };
     let (algorithm, hex) = digest.split_once(':').ok_or_else(problem)?;
     let algorithm_ok = !algorithm.is_empty()
-        && algorithm
-            .split(['+', '.', '-', '_'])
-            .all(|c| c.starts_with(|ch: char| ch.is_ascii_alphabetic()) && c.bytes().all(|b| b.is_ascii_alphanumeric()));
+        && algorithm.split(['+', '.', '-', '_']).all(|c| {
+            c.starts_with(|ch: char| ch.is_ascii_alphabetic())
+                && c.bytes().all(|b| b.is_ascii_alphanumeric())
+        });
     let hex_ok = hex.len() >= 32 && hex.bytes().all(|b| b.is_ascii_hexdigit());
     if !algorithm_ok || !hex_ok {
         return Err(problem());
@@ -375,7 +376,10 @@ mod tests {
         assert!(err("").contains("empty"));
         // Upper case in the first part makes it a registry host; the path must still be lower-case.
         assert!(err("Me/Op:v1").contains("repository \"Op\" must be lower-case"));
-        assert!(err("registry.example.com/Me/Op").contains("must be lower-case (for example \"me/op\")"));
+        assert!(
+            err("registry.example.com/Me/Op")
+                .contains("must be lower-case (for example \"me/op\")")
+        );
         assert!(err("a b").contains("' '"));
         assert!(err("op:").contains("tag \"\""));
         assert!(err("op:-x").contains("tag \"-x\""));
@@ -418,7 +422,12 @@ mod tests {
         ] {
             assert!(ok(value).is_loopback_registry(), "{value}");
         }
-        for value in ["op", "registry.example.com/op", "10.0.0.1:5000/op", "[::2]/op"] {
+        for value in [
+            "op",
+            "registry.example.com/op",
+            "10.0.0.1:5000/op",
+            "[::2]/op",
+        ] {
             assert!(!ok(value).is_loopback_registry(), "{value}");
         }
     }

@@ -2,7 +2,7 @@
 //! (PROJECT, build/Dockerfile and the files it copies), plus a deploy/ file to prove that build
 //! leaves deploy/ alone.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use operator_rs::project::{Project, ProjectType, Resource};
 
@@ -27,7 +27,11 @@ pub fn helm_project(dir: &Path, name: &str) {
         "watches.yaml",
         "- group: charts.example.com\n  version: v1alpha1\n  kind: Demo\n  chart: helm-charts/demo\n",
     );
-    write(dir, "helm-charts/demo/Chart.yaml", "apiVersion: v2\nname: demo\nversion: 0.1.0\n");
+    write(
+        dir,
+        "helm-charts/demo/Chart.yaml",
+        "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
+    );
     write(dir, "deploy/operator.yaml", "image: REPLACE_IMAGE\n");
 }
 
@@ -39,9 +43,15 @@ pub fn rust_project(dir: &Path, name: &str) {
     write(
         dir,
         "Cargo.toml",
-        &format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"),
+        &format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"
+        ),
     );
-    write(dir, "src/main.rs", "fn main() {\n    println!(\"reconciling\");\n}\n");
+    write(
+        dir,
+        "src/main.rs",
+        "fn main() {\n    println!(\"reconciling\");\n}\n",
+    );
     write(
         dir,
         "build/Dockerfile",
@@ -56,4 +66,17 @@ pub fn write(dir: &Path, relative: &str, text: &str) {
     let path = dir.join(relative);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
+}
+
+/// A real Helm project made by `operator-rs new` from the shared hello-world chart, in `parent`.
+pub fn generated_helm_project(parent: &Path) -> PathBuf {
+    let chart = super::project::shared_chart("hello-world");
+    super::project::operator_rs(parent)
+        .args(["new", "--type=helm", "--yes", "--quiet", "--helm-chart"])
+        .arg(chart)
+        .assert()
+        .success();
+    let dir = parent.join("hello-world-operator");
+    assert!(dir.join("build/Dockerfile").is_file());
+    dir
 }

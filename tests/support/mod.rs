@@ -1,9 +1,9 @@
 //! Shared harnesses for the end-to-end tests. Each test binary uses only some of them.
 #![allow(dead_code)]
 
-pub mod project;
-pub mod registry;
-pub mod tools;
 pub mod build_projects;
 pub mod images;
 pub mod oci;
+pub mod project;
+pub mod registry;
+pub mod tools;
