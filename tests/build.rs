@@ -539,7 +539,7 @@ fn local_builds_a_rust_binary_on_the_host_and_packages_it() {
     let output = operator_rs(dir.path())
         .args(["build", &image, "--local"])
         .arg("--build-arg")
-        .arg(format!("RUNTIME_IMAGE={}", images.base()))
+        .arg(format!("BASE_IMAGE={}", images.base()))
         .env("DOCKER_CONFIG", images.config_dir())
         .env("CARGO_TARGET_DIR", dir.path().join("target"))
         .output()
@@ -629,4 +629,33 @@ fn on_a_terminal_a_spinner_shows_the_step_and_a_failure_keeps_the_full_log() {
     );
     assert!(log.contains("Step 1/6 : ARG BASE_IMAGE"), "{log}");
     assert!(log.contains("returned a non-zero code: 5"), "{log}");
+}
+
+#[test]
+fn a_podman_push_refused_for_authentication_says_podman_login() {
+    if !(require("podman") && require("docker-registry") && require("busybox") && require("perl")) {
+        return;
+    }
+    let auth = tempfile::tempdir().unwrap();
+    let registry = Registry::start_with(RegistryOptions {
+        htpasswd: Some(htpasswd(auth.path())),
+    });
+    let store = ContainersStore::new("podman");
+    let dir = tempfile::tempdir().unwrap();
+    helm_project(dir.path(), "demo-operator");
+    let image = format!("{}/team/private:v1", registry.host());
+    let output = operator_rs(dir.path())
+        .args(["build", &image, "--push", "--builder", "podman"])
+        .arg("--build-arg")
+        .arg(format!("BASE_IMAGE={}", store.base()))
+        .envs(store.env())
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("Run `podman login {}`", registry.host())),
+        "{stderr}"
+    );
+    assert!(!project_file(dir.path()).contains("image:"));
 }

@@ -80,14 +80,11 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
     all_labels.extend(args.labels.iter().cloned());
 
     let build_phase = format!("{} build {image}", builder.kind());
-    let mut output = Output::new(
-        ui,
-        if args.local {
-            "cargo build --release"
-        } else {
-            &build_phase
-        },
-    )?;
+    let mut output = if args.local {
+        Output::new(ui, "cargo build --release", false)?
+    } else {
+        Output::new(ui, &build_phase, true)?
+    };
     let local_context = if args.local {
         let binaries =
             local::cargo_build(&root, &mut |s, l| output.line(s, l)).map_err(|e| output.fail(e))?;
@@ -109,12 +106,12 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
         platform: args.platform.as_deref(),
         no_cache: args.no_cache,
     };
-    output.phase(&build_phase);
+    output.phase(&build_phase, true);
     builder
         .build(&request, &mut |s, l| output.line(s, l))
         .map_err(|e| output.fail(e))?;
     if args.push {
-        output.phase(&format!("{} push {image}", builder.kind()));
+        output.phase(&format!("{} push {image}", builder.kind()), false);
         builder
             .push(&image, &mut |s, l| output.line(s, l))
             .map_err(|e| output.fail(e))?;
@@ -147,10 +144,11 @@ struct Output<'a> {
     bar: ProgressBar,
     log: Option<(tempfile::NamedTempFile, PathBuf)>,
     phase: String,
+    phase_has_steps: bool,
 }
 
 impl<'a> Output<'a> {
-    fn new(ui: &'a Ui, first_phase: &str) -> anyhow::Result<Self> {
+    fn new(ui: &'a Ui, first_phase: &str, has_steps: bool) -> anyhow::Result<Self> {
         let bar = ui.spinner(first_phase);
         let log = if bar.is_hidden() {
             None
@@ -168,13 +166,16 @@ impl<'a> Output<'a> {
             bar,
             log,
             phase: String::new(),
+            phase_has_steps: false,
         };
-        output.phase(first_phase);
+        output.phase(first_phase, has_steps);
         Ok(output)
     }
 
-    fn phase(&mut self, phase: &str) {
+    /// Starts a phase; `has_steps` when its output announces Dockerfile steps.
+    fn phase(&mut self, phase: &str, has_steps: bool) {
         self.phase = phase.to_string();
+        self.phase_has_steps = has_steps;
         self.bar.set_message(phase.to_string());
         if let Some((file, _)) = &mut self.log {
             // The log is a convenience; a full disk must not fail the build.
@@ -188,11 +189,18 @@ impl<'a> Output<'a> {
             return;
         };
         let _ = writeln!(file, "{line}");
-        if let Some(step) = steps::parse_step(line) {
+        // A build shows its step; cargo and push have no steps, so their latest line
+        // ("Compiling kube v5", "Pushed") says how far they are.
+        let progress = match steps::parse_step(line) {
+            Some(step) => Some(step.to_string()),
+            None if !self.phase_has_steps => Some(line.trim().to_string()),
+            None => None,
+        };
+        if let Some(progress) = progress {
             self.bar.set_message(format!(
                 "{}: {}",
                 self.phase,
-                steps::abbreviate(&step.to_string(), STEP_WIDTH)
+                steps::abbreviate(&progress, STEP_WIDTH)
             ));
         }
     }

@@ -56,7 +56,7 @@ pub fn rust_project(dir: &Path, name: &str) {
         dir,
         "build/Dockerfile",
         &format!(
-            "ARG BUILDER_IMAGE=rust-image-that-cannot-be-pulled-here:1\nARG RUNTIME_IMAGE=runtime-image-that-cannot-be-pulled-here:1\n\nFROM ${{BUILDER_IMAGE}} AS builder\nWORKDIR /app\nCOPY . .\nRUN cargo build --release --locked\n\nFROM ${{RUNTIME_IMAGE}}\nCOPY --from=builder /app/target/release/{name} /usr/local/bin/{name}\nUSER 65532:65532\nENTRYPOINT [\"/usr/local/bin/{name}\"]\n"
+            "ARG BUILDER_IMAGE=rust-image-that-cannot-be-pulled-here:1\nARG BASE_IMAGE=runtime-image-that-cannot-be-pulled-here:1\n\nFROM ${{BUILDER_IMAGE}} AS builder\nWORKDIR /app\nCOPY . .\nRUN cargo build --release --locked\n\nFROM ${{BASE_IMAGE}}\nCOPY --from=builder /app/target/release/{name} /usr/local/bin/{name}\nUSER 65532:65532\nENTRYPOINT [\"/usr/local/bin/{name}\"]\n"
         ),
     );
     write(dir, "deploy/operator.yaml", "image: REPLACE_IMAGE\n");
