@@ -38,8 +38,37 @@ pub enum Command {
     /// Create a new operator project
     New(NewArgs),
 
+    /// Add to an existing project
+    #[command(subcommand)]
+    Create(CreateCommand),
+
     /// Print a shell completion script
     Completion(CompletionArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CreateCommand {
+    /// Add a Kind (with its chart or controller) to the project in this directory or above
+    Api(CreateApiArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CreateApiArgs {
+    /// API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]
+    #[arg(long, value_name = "GROUP/VERSION")]
+    pub api_version: Option<String>,
+
+    /// The Kind, in CamelCase [default for Helm: the chart name in CamelCase]
+    #[arg(long)]
+    pub kind: Option<String>,
+
+    /// Resource plural of the Kind [default: the English plural of the Kind, lower-case]
+    #[arg(long)]
+    pub plural: Option<String>,
+
+    /// Helm projects: the chart for the Kind, a chart directory or .tgz [default: a starter chart]
+    #[arg(long, value_name = "CHART")]
+    pub helm_chart: Option<String>,
 }
 
 #[derive(Debug, Args)]
