@@ -12,7 +12,7 @@ mod render;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::chart::kinds::{KindScan, group_of};
+use crate::chart::kinds::{KindScan, Unresolved, group_of};
 use crate::names::pluralize;
 
 pub use merge::merge;
@@ -38,7 +38,7 @@ impl Rule {
     ) -> Self {
         let resources: BTreeSet<String> = resources.into_iter().map(Into::into).collect();
         let verbs: BTreeSet<String> = verbs.iter().map(|v| v.to_string()).collect();
-        let comment: String = comment.into();
+        let comment = wrap(&comment.into(), COMMENT_WIDTH);
         Rule {
             api_groups: vec![group.to_string()],
             resources: resources.into_iter().collect(),
@@ -55,12 +55,37 @@ impl Rule {
     }
 }
 
+/// Comment lines are wrapped to this width, so that `# ` and the text fit in 90 columns.
+const COMMENT_WIDTH: usize = 88;
+
+/// Wraps each line of `text` at word boundaries to `width` columns (a longer word stays whole).
+fn wrap(text: &str, width: usize) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for paragraph in text.lines() {
+        let mut line = String::new();
+        for word in paragraph.split_whitespace() {
+            if !line.is_empty() && line.len() + 1 + word.len() > width {
+                out.push(std::mem::take(&mut line));
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        out.push(line);
+    }
+    out.join("\n")
+}
+
 /// The rules an operator needs, and what the user should know about them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RbacPlan {
     /// Something needs cluster scope (a cluster-scoped kind, or a read across namespaces): the
     /// role must be a ClusterRole bound by a ClusterRoleBinding.
     pub cluster_scoped: bool,
+    /// Why it is cluster-scoped, one short phrase each (`ClusterRole`, `PriorityClass`,
+    /// `CustomResourceDefinition (read with lookup)`); empty when it is not.
+    pub cluster_reasons: Vec<String>,
     pub rules: Vec<Rule>,
     /// One line each: kinds that could not be determined, kinds not in the table.
     pub warnings: Vec<String>,
@@ -77,7 +102,9 @@ pub struct OwnedApi {
 /// them (patch; update when an upgrade is forced), uninstalls them and runs hook deletion
 /// policies (delete), and reads and watches them to revert drift and wait for hooks (get,
 /// list, watch).
-pub const RELEASE_VERBS: &[&str] = &["create", "delete", "get", "list", "patch", "update", "watch"];
+pub const RELEASE_VERBS: &[&str] = &[
+    "create", "delete", "get", "list", "patch", "update", "watch",
+];
 
 /// A kind as the API server serves it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -127,8 +154,9 @@ pub fn custom_resource_rules(apis: &[OwnedApi]) -> Vec<Rule> {
             group,
             plurals.iter().copied(),
             RELEASE_VERBS,
-            "The custom resources this operator reconciles: it watches them and updates them to\n\
-             add and remove its finalizer.",
+            "The custom resources this operator reconciles: the helm-operator gets, lists and \
+             watches them, and updates them to add and remove its finalizer; create, delete and \
+             patch complete the set operator-sdk grants, so the operator's account can manage them.",
         ));
         rules.push(Rule::new(
             group,
@@ -140,7 +168,7 @@ pub fn custom_resource_rules(apis: &[OwnedApi]) -> Vec<Rule> {
             group,
             plurals.iter().map(|p| format!("{p}/finalizers")),
             &["update"],
-            "Owner references with blockOwnerDeletion on the objects it creates require update on\n\
+            "Owner references with blockOwnerDeletion on the objects it creates require update on \
              the owner's finalizers (OwnerReferencesPermissionEnforcement admission plugin).",
         ));
     }
@@ -172,7 +200,9 @@ pub fn leader_election_rules() -> Vec<Rule> {
     vec![Rule::new(
         "coordination.k8s.io",
         ["leases"],
-        &["create", "delete", "get", "list", "patch", "update", "watch"],
+        &[
+            "create", "delete", "get", "list", "patch", "update", "watch",
+        ],
         "Leader election (--leader-elect): the replicas share one Lease.",
     )]
 }
@@ -181,6 +211,7 @@ pub fn leader_election_rules() -> Vec<Rule> {
 pub fn helm_operator_rules(scans: &[&KindScan], apis: &[OwnedApi]) -> RbacPlan {
     let mut plan = RbacPlan {
         cluster_scoped: false,
+        cluster_reasons: Vec::new(),
         rules: custom_resource_rules(apis),
         warnings: Vec::new(),
     };
@@ -188,7 +219,7 @@ pub fn helm_operator_rules(scans: &[&KindScan], apis: &[OwnedApi]) -> RbacPlan {
         "",
         ["secrets"],
         &["create", "delete", "get", "list", "update", "watch"],
-        "Helm release storage: every revision of a release is a Secret that the helm-operator\n\
+        "Helm release storage: every revision of a release is a Secret that the helm-operator \
          creates, reads through a watch, updates and deletes.",
     ));
     plan.rules.extend(event_rules());
@@ -197,21 +228,37 @@ pub fn helm_operator_rules(scans: &[&KindScan], apis: &[OwnedApi]) -> RbacPlan {
         "",
         ["namespaces"],
         &["get"],
-        "The helm-operator reads the namespace of a release (operator-sdk grants the same).",
+        "operator-sdk's helm-operator role grants get on namespaces so that the operator can \
+         check that the namespace of a release exists.",
     ));
 
     let created = release_objects(scans, &mut plan);
     for (group, resources) in &created {
-        let kinds: BTreeSet<&str> = resources.values().flatten().map(String::as_str).collect();
+        let kinds: BTreeSet<&str> = resources
+            .values()
+            .flat_map(|r| r.kinds.iter().map(String::as_str))
+            .collect();
+        let cluster: Vec<&str> = resources
+            .iter()
+            .filter(|(_, r)| !r.namespaced)
+            .map(|(plural, _)| plural.as_str())
+            .collect();
+        let mut comment = format!(
+            "Objects the chart creates ({}): the helm-operator installs, upgrades and uninstalls \
+             them, and watches them to revert drift.",
+            kinds.into_iter().collect::<Vec<_>>().join(", ")
+        );
+        if !cluster.is_empty() {
+            comment.push_str(&format!(
+                "\nCluster-scoped: {}, so the role is a ClusterRole.",
+                cluster.join(", ")
+            ));
+        }
         plan.rules.push(Rule::new(
             group,
             resources.keys().cloned(),
             RELEASE_VERBS,
-            format!(
-                "Objects the chart creates ({}): the helm-operator installs, upgrades and\n\
-                 uninstalls them, and watches them to revert drift.",
-                kinds.into_iter().collect::<Vec<_>>().join(", ")
-            ),
+            comment,
         ));
     }
     lookup_rules(scans, &created, &mut plan);
@@ -219,8 +266,41 @@ pub fn helm_operator_rules(scans: &[&KindScan], apis: &[OwnedApi]) -> RbacPlan {
     plan
 }
 
-/// Group -> resource -> kinds, for every kind the charts create; warnings and scope on the way.
-type Created = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
+/// A resource the charts create.
+#[derive(Debug, Default)]
+struct CreatedResource {
+    namespaced: bool,
+    /// The kinds written in the templates (one, unless a table entry is shared).
+    kinds: BTreeSet<String>,
+}
+
+/// Group -> resource plural -> what is created.
+type Created = BTreeMap<String, BTreeMap<String, CreatedResource>>;
+
+/// Records that the role must be a ClusterRole, and why.
+fn add_reason(plan: &mut RbacPlan, reason: &str) {
+    plan.cluster_scoped = true;
+    if !plan.cluster_reasons.iter().any(|r| r == reason) {
+        plan.cluster_reasons.push(reason.to_string());
+    }
+}
+
+fn unresolved_warning(gap: &Unresolved) -> String {
+    if gap.line == 0 {
+        format!(
+            "{}: {}; the kinds it creates are unknown, so the role has no rules for them: add \
+             them to deploy/role.yaml by hand",
+            gap.file, gap.text
+        )
+    } else {
+        format!(
+            "{}:{}: the kind of the objects `{}` creates cannot be read from the chart (it comes \
+             from values at install time), so the role has no rule for them; add rules to \
+             deploy/role.yaml for the kinds you set there",
+            gap.file, gap.line, gap.text
+        )
+    }
+}
 
 fn release_objects(scans: &[&KindScan], plan: &mut RbacPlan) -> Created {
     let mut created: Created = BTreeMap::new();
@@ -240,22 +320,21 @@ fn release_objects(scans: &[&KindScan], plan: &mut RbacPlan) -> Created {
                     .or_default()
                     .push(place);
             }
-            plan.cluster_scoped |= !resource.namespaced;
-            created
+            if !resource.namespaced {
+                add_reason(plan, &found.kind);
+            }
+            let entry = created
                 .entry(resource.group)
                 .or_default()
                 .entry(resource.plural)
-                .or_default()
-                .insert(found.kind.clone());
+                .or_insert_with(|| CreatedResource {
+                    namespaced: resource.namespaced,
+                    kinds: BTreeSet::new(),
+                });
+            entry.kinds.insert(found.kind.clone());
         }
         for gap in &scan.unresolved {
-            plan.warnings.push(format!(
-                "{}:{}: the kind of `{}` is only known at install time, so the role has no rule \
-                 for it; if the chart creates objects there, add their rule to the role by hand",
-                gap.file,
-                gap.line,
-                gap.text
-            ));
+            plan.warnings.push(unresolved_warning(gap));
         }
     }
     for ((group, kind), places) in unknown {
@@ -283,12 +362,16 @@ fn lookup_rules(scans: &[&KindScan], created: &Created, plan: &mut RbacPlan) {
     // Group -> resource -> verbs.
     let mut reads: BTreeMap<String, BTreeMap<String, BTreeSet<&str>>> = BTreeMap::new();
     let mut kinds: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    // Group -> resources read at cluster scope.
+    let mut cluster: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for scan in scans {
         for lookup in &scan.lookups {
             let Some(resource) = resolve(group_of(&lookup.api_version), &lookup.kind) else {
                 continue;
             };
-            plan.cluster_scoped |= !resource.namespaced || lookup.all_namespaces;
+            if !resource.namespaced || lookup.all_namespaces {
+                add_reason(plan, &format!("{} (read with lookup)", lookup.kind));
+            }
             let already = created
                 .get(&resource.group)
                 .is_some_and(|r| r.contains_key(&resource.plural));
@@ -309,6 +392,12 @@ fn lookup_rules(scans: &[&KindScan], created: &Created, plan: &mut RbacPlan) {
                 ));
             }
             let verb = if lookup.lists { "list" } else { "get" };
+            if !resource.namespaced || lookup.all_namespaces {
+                cluster
+                    .entry(resource.group.clone())
+                    .or_default()
+                    .insert(resource.plural.clone());
+            }
             reads
                 .entry(resource.group.clone())
                 .or_default()
@@ -332,15 +421,22 @@ fn lookup_rules(scans: &[&KindScan], created: &Created, plan: &mut RbacPlan) {
         }
         let names = kinds[&group].iter().cloned().collect::<Vec<_>>().join(", ");
         for (verbs, plurals) in by_verbs {
-            plan.rules.push(Rule::new(
-                &group,
-                plurals,
-                &verbs,
-                format!(
-                    "The chart's templates read existing {names} with Helm's `lookup`; Helm fails\n\
-                     the install when that read is forbidden."
-                ),
-            ));
+            let mut comment = format!(
+                "The chart's templates read existing {names} with Helm's `lookup`; Helm fails \
+                 the install when that read is forbidden."
+            );
+            let wide: Vec<&str> = plurals
+                .iter()
+                .filter(|p| cluster.get(&group).is_some_and(|c| c.contains(*p)))
+                .map(String::as_str)
+                .collect();
+            if !wide.is_empty() {
+                comment.push_str(&format!(
+                    "\nCluster-scoped: {}, so the role is a ClusterRole.",
+                    wide.join(", ")
+                ));
+            }
+            plan.rules.push(Rule::new(&group, plurals, &verbs, comment));
         }
     }
 }
@@ -375,8 +471,8 @@ fn privilege_rules(created: &Created, plan: &mut RbacPlan) {
             "rbac.authorization.k8s.io",
             escalate,
             &["escalate"],
-            "The chart creates roles. The API server refuses to create a role that grants\n\
-             permissions its creator does not hold, unless the creator has escalate on it; the\n\
+            "The chart creates roles. The API server refuses to create a role that grants \
+             permissions its creator does not hold, unless the creator has escalate on it; the \
              operator cannot hold every permission the chart's roles grant, so it needs escalate.",
         ));
     }
@@ -385,7 +481,7 @@ fn privilege_rules(created: &Created, plan: &mut RbacPlan) {
             "rbac.authorization.k8s.io",
             bind,
             &["bind"],
-            "The chart creates role bindings. The API server refuses to bind a role whose\n\
+            "The chart creates role bindings. The API server refuses to bind a role whose \
              permissions the creator does not hold, unless the creator has bind on that role.",
         ));
     }

@@ -51,7 +51,10 @@ fn every_shared_chart_is_tested() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     found.sort();
-    assert_eq!(found, CHARTS, "a chart was added to ../shared/charts: add it here");
+    assert_eq!(
+        found, CHARTS,
+        "a chart was added to ../shared/charts: add it here"
+    );
 }
 
 #[test]
@@ -73,7 +76,12 @@ fn alertmanager_kinds_include_list_items_and_the_templated_route() {
         ]
     );
     // `kind: List` items; the List wrapper is not an object.
-    assert!(has(&scan, "v1", "Service", "templates/serviceperreplica.yaml"));
+    assert!(has(
+        &scan,
+        "v1",
+        "Service",
+        "templates/serviceperreplica.yaml"
+    ));
     assert!(has(
         &scan,
         "networking.k8s.io/v1",
@@ -88,16 +96,29 @@ fn alertmanager_kinds_include_list_items_and_the_templated_route() {
         "templates/httproute.yaml"
     ));
     // `apiVersion: {{ include "alertmanager.ingress.apiVersion" . }}` follows the helper.
-    assert!(has(&scan, "networking.k8s.io/v1", "Ingress", "templates/ingress.yaml"));
+    assert!(has(
+        &scan,
+        "networking.k8s.io/v1",
+        "Ingress",
+        "templates/ingress.yaml"
+    ));
     // vpa.yaml's `targetRef: kind: StatefulSet` is a reference, not an object.
-    assert!(!scan.kinds.iter().any(|k| k.file == "templates/vpa.yaml" && k.kind == "StatefulSet"));
+    assert!(
+        !scan
+            .kinds
+            .iter()
+            .any(|k| k.file == "templates/vpa.yaml" && k.kind == "StatefulSet")
+    );
     assert!(scan.unresolved.is_empty(), "{:?}", scan.unresolved);
 }
 
 #[test]
 fn hello_world_kinds() {
     let scan = scan("hello-world");
-    assert_eq!(scan.kind_names(), ["Deployment", "Service", "ServiceAccount"]);
+    assert_eq!(
+        scan.kind_names(),
+        ["Deployment", "Service", "ServiceAccount"]
+    );
     assert!(scan.unresolved.is_empty() && scan.lookups.is_empty());
 }
 
@@ -126,10 +147,30 @@ fn kube_state_metrics_kinds_include_both_branches() {
     );
     // `{{ if autosharding }}kind: StatefulSet{{ else }}kind: Deployment{{ end }}` under one
     // apiVersion; Role or ClusterRole by value.
-    assert!(has(&scan, "apps/v1", "StatefulSet", "templates/deployment.yaml"));
-    assert!(has(&scan, "apps/v1", "Deployment", "templates/deployment.yaml"));
-    assert!(has(&scan, "rbac.authorization.k8s.io/v1", "Role", "templates/role.yaml"));
-    assert!(has(&scan, "rbac.authorization.k8s.io/v1", "ClusterRole", "templates/role.yaml"));
+    assert!(has(
+        &scan,
+        "apps/v1",
+        "StatefulSet",
+        "templates/deployment.yaml"
+    ));
+    assert!(has(
+        &scan,
+        "apps/v1",
+        "Deployment",
+        "templates/deployment.yaml"
+    ));
+    assert!(has(
+        &scan,
+        "rbac.authorization.k8s.io/v1",
+        "Role",
+        "templates/role.yaml"
+    ));
+    assert!(has(
+        &scan,
+        "rbac.authorization.k8s.io/v1",
+        "ClusterRole",
+        "templates/role.yaml"
+    ));
     assert!(has(
         &scan,
         "monitoring.coreos.com/v1alpha1",
@@ -137,10 +178,12 @@ fn kube_state_metrics_kinds_include_both_branches() {
         "templates/scrapeconfig.yaml"
     ));
     // `roleRef: kind: Role` in the binding is a reference.
-    assert!(!scan
-        .kinds
-        .iter()
-        .any(|k| k.file == "templates/rolebinding.yaml" && k.kind == "Role"));
+    assert!(
+        !scan
+            .kinds
+            .iter()
+            .any(|k| k.file == "templates/rolebinding.yaml" && k.kind == "Role")
+    );
     // extraManifests are objects from values: reported, not guessed.
     let unresolved: Vec<_> = scan.unresolved.iter().map(|u| u.file.as_str()).collect();
     assert_eq!(unresolved, ["templates/extra-manifests.yaml"]);
@@ -202,7 +245,12 @@ fn rancher_kinds_are_cluster_scoped_and_read_with_lookup() {
             "ServiceAccount",
         ]
     );
-    assert!(has(&scan, "cert-manager.io/v1", "Issuer", "templates/ingate/issuer-rancher.yaml"));
+    assert!(has(
+        &scan,
+        "cert-manager.io/v1",
+        "Issuer",
+        "templates/ingate/issuer-rancher.yaml"
+    ));
     assert!(has(
         &scan,
         "cert-manager.io/v1",
@@ -232,9 +280,21 @@ fn rancher_kinds_are_cluster_scoped_and_read_with_lookup() {
         plan.rules.iter().any(|r| r.allows(group, resource, verb))
     };
     // The NOTES helper checks cert-manager's CRD with `lookup`: without get, the install fails.
-    assert!(allows("apiextensions.k8s.io", "customresourcedefinitions", "get"));
-    assert!(!allows("apiextensions.k8s.io", "customresourcedefinitions", "create"));
-    assert!(allows("rbac.authorization.k8s.io", "clusterroles", "escalate"));
+    assert!(allows(
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+        "get"
+    ));
+    assert!(!allows(
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+        "create"
+    ));
+    assert!(allows(
+        "rbac.authorization.k8s.io",
+        "clusterroles",
+        "escalate"
+    ));
     assert!(allows("rbac.authorization.k8s.io", "clusterroles", "bind"));
 }
 
@@ -264,7 +324,12 @@ fn rbac_is_complete_for_every_shared_chart() {
         }
         for rule in &plan.rules {
             assert!(rule.comment.is_some(), "{name}: {rule:?} has no comment");
-            for value in rule.api_groups.iter().chain(&rule.resources).chain(&rule.verbs) {
+            for value in rule
+                .api_groups
+                .iter()
+                .chain(&rule.resources)
+                .chain(&rule.verbs)
+            {
                 assert!(!value.contains('*'), "{name}: wildcard in {rule:?}");
             }
         }
@@ -312,9 +377,9 @@ fn merging_every_chart_into_one_role_is_duplicate_free_and_idempotent() {
     for scan in &scans {
         role = rbac::merge(&role, &plan(scan).rules);
     }
-    let again = scans
-        .iter()
-        .fold(role.clone(), |role, scan| rbac::merge(&role, &plan(scan).rules));
+    let again = scans.iter().fold(role.clone(), |role, scan| {
+        rbac::merge(&role, &plan(scan).rules)
+    });
     assert_eq!(again, role);
     for (i, a) in role.iter().enumerate() {
         for b in &role[i + 1..] {
@@ -331,7 +396,8 @@ fn merging_every_chart_into_one_role_is_duplicate_free_and_idempotent() {
         for resource in &rule.resources {
             for verb in RELEASE_VERBS {
                 assert!(
-                    role.iter().any(|r| r.allows(&rule.api_groups[0], resource, verb)),
+                    role.iter()
+                        .any(|r| r.allows(&rule.api_groups[0], resource, verb)),
                     "{resource} {verb}"
                 );
             }

@@ -232,7 +232,8 @@ fn chart_roots(files: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
     for path in files.keys() {
         if let Some(root) = path.strip_suffix("Chart.yaml") {
             let parent = root.trim_end_matches('/').rsplit_once('/').map(|(p, _)| p);
-            let in_charts_dir = matches!(parent, Some(p) if p == "charts" || p.ends_with("/charts"));
+            let in_charts_dir =
+                matches!(parent, Some(p) if p == "charts" || p.ends_with("/charts"));
             if !root.is_empty() && in_charts_dir {
                 roots.push(root.to_string());
             }

@@ -62,7 +62,11 @@ pub const KNOWN_KINDS: &[KnownKind] = &[
     ns("batch", "Job", "jobs"),
     ns("batch", "CronJob", "cronjobs"),
     // autoscaling
-    ns("autoscaling", "HorizontalPodAutoscaler", "horizontalpodautoscalers"),
+    ns(
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        "horizontalpodautoscalers",
+    ),
     // networking.k8s.io
     ns("networking.k8s.io", "Ingress", "ingresses"),
     ns("networking.k8s.io", "NetworkPolicy", "networkpolicies"),
@@ -86,7 +90,11 @@ pub const KNOWN_KINDS: &[KnownKind] = &[
     cluster("storage.k8s.io", "VolumeAttachment", "volumeattachments"),
     cluster("storage.k8s.io", "CSIDriver", "csidrivers"),
     cluster("storage.k8s.io", "CSINode", "csinodes"),
-    ns("storage.k8s.io", "CSIStorageCapacity", "csistoragecapacities"),
+    ns(
+        "storage.k8s.io",
+        "CSIStorageCapacity",
+        "csistoragecapacities",
+    ),
     cluster(
         "storage.k8s.io",
         "VolumeAttributesClass",
@@ -144,7 +152,11 @@ pub const KNOWN_KINDS: &[KnownKind] = &[
         "CertificateSigningRequest",
         "certificatesigningrequests",
     ),
-    cluster("certificates.k8s.io", "ClusterTrustBundle", "clustertrustbundles"),
+    cluster(
+        "certificates.k8s.io",
+        "ClusterTrustBundle",
+        "clustertrustbundles",
+    ),
     // node.k8s.io
     cluster("node.k8s.io", "RuntimeClass", "runtimeclasses"),
     // flowcontrol.apiserver.k8s.io
@@ -171,7 +183,11 @@ pub const KNOWN_KINDS: &[KnownKind] = &[
     ns("extensions", "ReplicaSet", "replicasets"),
     cluster("extensions", "PodSecurityPolicy", "podsecuritypolicies"),
     // snapshot.storage.k8s.io (CSI snapshots)
-    ns("snapshot.storage.k8s.io", "VolumeSnapshot", "volumesnapshots"),
+    ns(
+        "snapshot.storage.k8s.io",
+        "VolumeSnapshot",
+        "volumesnapshots",
+    ),
     cluster(
         "snapshot.storage.k8s.io",
         "VolumeSnapshotClass",
@@ -195,13 +211,21 @@ pub const KNOWN_KINDS: &[KnownKind] = &[
     ),
     // gateway.networking.k8s.io (Gateway API)
     ns("gateway.networking.k8s.io", "Gateway", "gateways"),
-    cluster("gateway.networking.k8s.io", "GatewayClass", "gatewayclasses"),
+    cluster(
+        "gateway.networking.k8s.io",
+        "GatewayClass",
+        "gatewayclasses",
+    ),
     ns("gateway.networking.k8s.io", "HTTPRoute", "httproutes"),
     ns("gateway.networking.k8s.io", "GRPCRoute", "grpcroutes"),
     ns("gateway.networking.k8s.io", "TCPRoute", "tcproutes"),
     ns("gateway.networking.k8s.io", "TLSRoute", "tlsroutes"),
     ns("gateway.networking.k8s.io", "UDPRoute", "udproutes"),
-    ns("gateway.networking.k8s.io", "ReferenceGrant", "referencegrants"),
+    ns(
+        "gateway.networking.k8s.io",
+        "ReferenceGrant",
+        "referencegrants",
+    ),
     ns(
         "gateway.networking.k8s.io",
         "BackendTLSPolicy",
@@ -210,7 +234,11 @@ pub const KNOWN_KINDS: &[KnownKind] = &[
     ns("gateway.networking.k8s.io", "ListenerSet", "listenersets"),
     // cert-manager.io, acme.cert-manager.io
     ns("cert-manager.io", "Certificate", "certificates"),
-    ns("cert-manager.io", "CertificateRequest", "certificaterequests"),
+    ns(
+        "cert-manager.io",
+        "CertificateRequest",
+        "certificaterequests",
+    ),
     ns("cert-manager.io", "Issuer", "issuers"),
     cluster("cert-manager.io", "ClusterIssuer", "clusterissuers"),
     ns("acme.cert-manager.io", "Order", "orders"),
@@ -222,7 +250,11 @@ pub const KNOWN_KINDS: &[KnownKind] = &[
     ns("monitoring.coreos.com", "Probe", "probes"),
     ns("monitoring.coreos.com", "ScrapeConfig", "scrapeconfigs"),
     ns("monitoring.coreos.com", "Prometheus", "prometheuses"),
-    ns("monitoring.coreos.com", "PrometheusAgent", "prometheusagents"),
+    ns(
+        "monitoring.coreos.com",
+        "PrometheusAgent",
+        "prometheusagents",
+    ),
     ns("monitoring.coreos.com", "Alertmanager", "alertmanagers"),
     ns(
         "monitoring.coreos.com",
@@ -240,8 +272,16 @@ pub const KNOWN_KINDS: &[KnownKind] = &[
     ns("networking.istio.io", "WorkloadEntry", "workloadentries"),
     ns("networking.istio.io", "WorkloadGroup", "workloadgroups"),
     ns("networking.istio.io", "ProxyConfig", "proxyconfigs"),
-    ns("security.istio.io", "AuthorizationPolicy", "authorizationpolicies"),
-    ns("security.istio.io", "PeerAuthentication", "peerauthentications"),
+    ns(
+        "security.istio.io",
+        "AuthorizationPolicy",
+        "authorizationpolicies",
+    ),
+    ns(
+        "security.istio.io",
+        "PeerAuthentication",
+        "peerauthentications",
+    ),
     ns(
         "security.istio.io",
         "RequestAuthentication",
@@ -267,7 +307,11 @@ pub const KNOWN_KINDS: &[KnownKind] = &[
     ns("traefik.containo.us", "TLSOption", "tlsoptions"),
     ns("traefik.containo.us", "TLSStore", "tlsstores"),
     ns("traefik.containo.us", "TraefikService", "traefikservices"),
-    ns("traefik.containo.us", "ServersTransport", "serverstransports"),
+    ns(
+        "traefik.containo.us",
+        "ServersTransport",
+        "serverstransports",
+    ),
     // KEDA
     ns("keda.sh", "ScaledObject", "scaledobjects"),
     ns("keda.sh", "ScaledJob", "scaledjobs"),
@@ -323,9 +367,21 @@ pub const KNOWN_KINDS: &[KnownKind] = &[
     ns("kyverno.io", "Policy", "policies"),
     cluster("kyverno.io", "ClusterPolicy", "clusterpolicies"),
     // Flux
-    ns("source.toolkit.fluxcd.io", "GitRepository", "gitrepositories"),
-    ns("source.toolkit.fluxcd.io", "HelmRepository", "helmrepositories"),
-    ns("source.toolkit.fluxcd.io", "OCIRepository", "ocirepositories"),
+    ns(
+        "source.toolkit.fluxcd.io",
+        "GitRepository",
+        "gitrepositories",
+    ),
+    ns(
+        "source.toolkit.fluxcd.io",
+        "HelmRepository",
+        "helmrepositories",
+    ),
+    ns(
+        "source.toolkit.fluxcd.io",
+        "OCIRepository",
+        "ocirepositories",
+    ),
     ns("helm.toolkit.fluxcd.io", "HelmRelease", "helmreleases"),
     ns(
         "kustomize.toolkit.fluxcd.io",
@@ -381,7 +437,10 @@ mod tests {
                     .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()),
                 "{a:?}"
             );
-            assert!(a.kind.starts_with(|c: char| c.is_ascii_uppercase()), "{a:?}");
+            assert!(
+                a.kind.starts_with(|c: char| c.is_ascii_uppercase()),
+                "{a:?}"
+            );
         }
     }
 
@@ -404,7 +463,10 @@ mod tests {
 
     #[test]
     fn preferred_groups_for_shared_kind_names() {
-        assert_eq!(lookup_kind("Gateway").unwrap().group, "gateway.networking.k8s.io");
+        assert_eq!(
+            lookup_kind("Gateway").unwrap().group,
+            "gateway.networking.k8s.io"
+        );
         assert_eq!(lookup_kind("Event").unwrap().group, "");
         assert_eq!(lookup_kind("Ingress").unwrap().group, "networking.k8s.io");
         assert!(!lookup("", "Namespace").unwrap().namespaced);

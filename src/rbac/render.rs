@@ -116,10 +116,12 @@ pub fn rules_from_yaml(text: &str) -> Result<Vec<Rule>, RulesError> {
             values
                 .iter()
                 .map(|v| {
-                    v.as_str().map(str::to_string).ok_or_else(|| RulesError::BadRule {
-                        index,
-                        reason: format!("`{key}` holds {v}, which is not a string"),
-                    })
+                    v.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| RulesError::BadRule {
+                            index,
+                            reason: format!("`{key}` holds {v}, which is not a string"),
+                        })
                 })
                 .collect()
         };
@@ -162,12 +164,11 @@ fn comments_above_items(text: &str) -> Vec<Option<String>> {
         if indent == 0 && !rest.starts_with('-') {
             break;
         }
-        if rest.starts_with("- ") || rest == "-" {
-            if *item_indent.get_or_insert(indent) == indent {
-                let comment = std::mem::take(&mut pending);
-                out.push((!comment.is_empty()).then(|| comment.join("\n")));
-                continue;
-            }
+        let item = rest.starts_with("- ") || rest == "-";
+        if item && *item_indent.get_or_insert(indent) == indent {
+            let comment = std::mem::take(&mut pending);
+            out.push((!comment.is_empty()).then(|| comment.join("\n")));
+            continue;
         }
         pending.clear();
     }

@@ -34,16 +34,32 @@ fn allows_all(plan: &RbacPlan, group: &str, resource: &str, verbs: &[&str]) -> b
 fn the_operator_itself_is_covered() {
     let plan = helm_operator_rules(&[&scan_of(&[])], &api());
     assert!(!plan.cluster_scoped);
+    assert!(plan.cluster_reasons.is_empty());
     assert!(plan.warnings.is_empty());
-    assert!(allows_all(&plan, "charts.example.com", "hellos", RELEASE_VERBS));
+    assert!(allows_all(
+        &plan,
+        "charts.example.com",
+        "hellos",
+        RELEASE_VERBS
+    ));
     assert!(allows_all(
         &plan,
         "charts.example.com",
         "hellos/status",
         &["get", "patch", "update"]
     ));
-    assert!(allows_all(&plan, "charts.example.com", "hellos/finalizers", &["update"]));
-    assert!(!allows_all(&plan, "charts.example.com", "hellos/finalizers", &["delete"]));
+    assert!(allows_all(
+        &plan,
+        "charts.example.com",
+        "hellos/finalizers",
+        &["update"]
+    ));
+    assert!(!allows_all(
+        &plan,
+        "charts.example.com",
+        "hellos/finalizers",
+        &["delete"]
+    ));
     assert!(allows_all(
         &plan,
         "",
@@ -51,12 +67,20 @@ fn the_operator_itself_is_covered() {
         &["create", "delete", "get", "list", "update", "watch"]
     ));
     assert!(allows_all(&plan, "", "events", &["create", "patch"]));
-    assert!(allows_all(&plan, "coordination.k8s.io", "leases", &["get", "create", "update"]));
+    assert!(allows_all(
+        &plan,
+        "coordination.k8s.io",
+        "leases",
+        &["get", "create", "update"]
+    ));
     assert!(allows_all(&plan, "", "namespaces", &["get"]));
     for rule in &plan.rules {
         assert!(rule.comment.is_some(), "every rule says why: {rule:?}");
         for list in [&rule.api_groups, &rule.resources, &rule.verbs] {
-            assert!(!list.iter().any(|v| v.contains('*')), "no wildcards: {rule:?}");
+            assert!(
+                !list.iter().any(|v| v.contains('*')),
+                "no wildcards: {rule:?}"
+            );
         }
     }
 }
@@ -80,11 +104,27 @@ fn release_objects_get_the_release_verbs_grouped_by_api_group() {
     assert_eq!(apps.len(), 1);
     assert_eq!(apps[0].resources, ["deployments", "statefulsets"]);
     assert_eq!(apps[0].verbs, RELEASE_VERBS);
-    assert!(apps[0].comment.as_ref().unwrap().contains("Deployment, StatefulSet"));
+    assert!(
+        apps[0]
+            .comment
+            .as_ref()
+            .unwrap()
+            .contains("Deployment, StatefulSet")
+    );
     assert!(allows_all(&plan, "", "services", RELEASE_VERBS));
-    assert!(allows_all(&plan, "gateway.networking.k8s.io", "httproutes", RELEASE_VERBS));
+    assert!(allows_all(
+        &plan,
+        "gateway.networking.k8s.io",
+        "httproutes",
+        RELEASE_VERBS
+    ));
     // The template computes the apiVersion: the table's group is used.
-    assert!(allows_all(&plan, "policy", "poddisruptionbudgets", RELEASE_VERBS));
+    assert!(allows_all(
+        &plan,
+        "policy",
+        "poddisruptionbudgets",
+        RELEASE_VERBS
+    ));
     // Release rules come in sorted group order.
     let groups: Vec<_> = plan
         .rules
@@ -106,7 +146,25 @@ fn cluster_scoped_kinds_make_a_cluster_role_and_rbac_kinds_add_escalate_and_bind
         &api(),
     );
     assert!(plan.cluster_scoped);
-    let escalate: Vec<_> = plan.rules.iter().filter(|r| r.verbs == ["escalate"]).collect();
+    assert_eq!(plan.cluster_reasons, ["ClusterRole", "ClusterRoleBinding"]);
+    let marked = plan
+        .rules
+        .iter()
+        .find(|r| r.verbs == RELEASE_VERBS && r.api_groups == ["rbac.authorization.k8s.io"])
+        .unwrap();
+    assert!(
+        marked
+            .comment
+            .as_ref()
+            .unwrap()
+            .contains("Cluster-scoped: clusterrolebindings, clusterroles"),
+        "{marked:?}"
+    );
+    let escalate: Vec<_> = plan
+        .rules
+        .iter()
+        .filter(|r| r.verbs == ["escalate"])
+        .collect();
     assert_eq!(escalate.len(), 1);
     assert_eq!(escalate[0].resources, ["clusterroles"]);
     let bind: Vec<_> = plan.rules.iter().filter(|r| r.verbs == ["bind"]).collect();
@@ -114,7 +172,12 @@ fn cluster_scoped_kinds_make_a_cluster_role_and_rbac_kinds_add_escalate_and_bind
     assert!(bind[0].comment.as_ref().unwrap().contains("bind"));
 
     let plan = helm_operator_rules(&[&scan_of(&[("v1", "Service")])], &api());
-    assert!(!plan.rules.iter().any(|r| r.verbs == ["escalate"] || r.verbs == ["bind"]));
+    assert!(
+        !plan
+            .rules
+            .iter()
+            .any(|r| r.verbs == ["escalate"] || r.verbs == ["bind"])
+    );
 
     for cluster_kind in [
         ("v1", "Namespace"),
@@ -141,14 +204,19 @@ fn unknown_and_unresolved_kinds_are_warnings_not_wildcards() {
         text: "kind: {{ .Values.kind }}".to_string(),
     });
     let plan = helm_operator_rules(&[&scan], &api());
-    assert!(allows_all(&plan, "widgets.example.io", "gizmos", RELEASE_VERBS));
+    assert!(allows_all(
+        &plan,
+        "widgets.example.io",
+        "gizmos",
+        RELEASE_VERBS
+    ));
     assert_eq!(plan.warnings.len(), 3, "{:#?}", plan.warnings);
-    assert!(plan.warnings.iter().any(|w| w.starts_with("templates/custom.yaml:7:")
-        && w.contains("kind: {{ .Values.kind }}")));
-    assert!(plan
-        .warnings
-        .iter()
-        .any(|w| w.contains("Gizmo") && w.contains("\"gizmos\"") && w.contains("templates/x.yaml:3")));
+    assert!(plan.warnings.iter().any(
+        |w| w.starts_with("templates/custom.yaml:7:") && w.contains("kind: {{ .Values.kind }}")
+    ));
+    assert!(plan.warnings.iter().any(|w| w.contains("Gizmo")
+        && w.contains("\"gizmos\"")
+        && w.contains("templates/x.yaml:3")));
     assert!(plan.warnings.iter().any(|w| w.contains("Mystery")));
 }
 
@@ -183,8 +251,22 @@ fn lookups_grant_reads_and_may_need_cluster_scope() {
     ];
     let plan = helm_operator_rules(&[&scan], &api());
     assert!(plan.cluster_scoped);
-    assert!(allows_all(&plan, "apiextensions.k8s.io", "customresourcedefinitions", &["get"]));
-    assert!(!allows_all(&plan, "apiextensions.k8s.io", "customresourcedefinitions", &["list"]));
+    assert_eq!(
+        plan.cluster_reasons,
+        ["CustomResourceDefinition (read with lookup)"]
+    );
+    assert!(allows_all(
+        &plan,
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+        &["get"]
+    ));
+    assert!(!allows_all(
+        &plan,
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+        &["list"]
+    ));
     assert!(allows_all(&plan, "", "configmaps", &["list"]));
     assert!(!allows_all(&plan, "", "configmaps", &["get"]));
     // Secrets are created by the chart already: no extra read rule.
@@ -204,7 +286,10 @@ fn rules_yaml_is_valid_yaml_with_comments() {
     );
     let text = rules_yaml(&plan.rules);
     assert!(text.starts_with("rules:\n# The custom resources"), "{text}");
-    assert!(text.contains("- apiGroups:\n  - \"\"\n  resources:\n  - configmaps\n"), "{text}");
+    assert!(
+        text.contains("- apiGroups:\n  - \"\"\n  resources:\n  - configmaps\n"),
+        "{text}"
+    );
     let value: serde_json::Value = crate::yaml::from_str(&text).unwrap();
     let rules = value["rules"].as_array().unwrap();
     assert_eq!(rules.len(), plan.rules.len());
@@ -226,19 +311,34 @@ fn rules_from_yaml_reads_a_role_and_refuses_what_it_cannot_merge() {
 
     let named = "rules:\n- apiGroups: [\"\"]\n  resources: [secrets]\n  resourceNames: [one]\n  verbs: [get]\n";
     let err = rules_from_yaml(named).unwrap_err().to_string();
-    assert!(err.contains("rule 1") && err.contains("resourceNames"), "{err}");
-    assert!(rules_from_yaml("kind: Role\n").unwrap_err().to_string().contains("rules:"));
+    assert!(
+        err.contains("rule 1") && err.contains("resourceNames"),
+        "{err}"
+    );
+    assert!(
+        rules_from_yaml("kind: Role\n")
+            .unwrap_err()
+            .to_string()
+            .contains("rules:")
+    );
 }
 
 #[test]
 fn merge_is_a_duplicate_free_idempotent_union_in_stable_order() {
-    let a = helm_operator_rules(&[&scan_of(&[("apps/v1", "Deployment"), ("v1", "Service")])], &api());
+    let a = helm_operator_rules(
+        &[&scan_of(&[("apps/v1", "Deployment"), ("v1", "Service")])],
+        &api(),
+    );
     let second_api = vec![OwnedApi {
         group: "charts.example.com".to_string(),
         plural: "backups".to_string(),
     }];
     let b = helm_operator_rules(
-        &[&scan_of(&[("apps/v1", "Deployment"), ("batch/v1", "Job"), ("v1", "ConfigMap")])],
+        &[&scan_of(&[
+            ("apps/v1", "Deployment"),
+            ("batch/v1", "Job"),
+            ("v1", "ConfigMap"),
+        ])],
         &second_api,
     );
     let merged = merge(&a.rules, &b.rules);
@@ -263,10 +363,17 @@ fn merge_is_a_duplicate_free_idempotent_union_in_stable_order() {
         .collect();
     assert_eq!(core_release.len(), 2);
     assert_eq!(core_release[1].resources, ["configmaps"]);
-    assert!(!merged.iter().skip(a.rules.len()).any(|r| r.resources.contains(&"deployments".to_string())));
+    assert!(
+        !merged
+            .iter()
+            .skip(a.rules.len())
+            .any(|r| r.resources.contains(&"deployments".to_string()))
+    );
     for (i, x) in merged.iter().enumerate() {
         for y in &merged[i + 1..] {
-            assert!(!(x.api_groups == y.api_groups && x.resources == y.resources && x.verbs == y.verbs));
+            assert!(
+                !(x.api_groups == y.api_groups && x.resources == y.resources && x.verbs == y.verbs)
+            );
         }
     }
     // Idempotent.
@@ -276,4 +383,18 @@ fn merge_is_a_duplicate_free_idempotent_union_in_stable_order() {
     // Exact duplicates in the existing role are dropped.
     let doubled: Vec<Rule> = a.rules.iter().chain(a.rules.iter()).cloned().collect();
     assert_eq!(merge(&doubled, &[]), a.rules);
+}
+
+#[test]
+fn comments_are_wrapped_to_fit_ninety_columns() {
+    let rule = Rule::new(
+        "",
+        ["pods"],
+        &["get"],
+        format!("{}\nsecond paragraph", "word ".repeat(40)),
+    );
+    let comment = rule.comment.unwrap();
+    assert!(comment.lines().all(|l| l.len() <= 88), "{comment}");
+    assert!(comment.ends_with("\nsecond paragraph"));
+    assert_eq!(Rule::new("", ["pods"], &["get"], "").comment, None);
 }

@@ -68,7 +68,8 @@ impl<'a> Scanner<'a> {
                 kind_lines.push((number, value));
             } else if text.starts_with("items:") {
                 items_at = Some(index);
-            } else if text.starts_with("{{") {
+            } else if text.starts_with("{{") || text.trim_start().starts_with("{{-") {
+                // `{{-` trims the whitespace before it, so its indentation does not count.
                 for action in template::actions(text) {
                     if let Some(name) = action.included_template() {
                         // An included helper piped to `indent`/`nindent` is nested content
@@ -83,7 +84,7 @@ impl<'a> Scanner<'a> {
             }
         }
 
-        let before = self.found.kinds.len() + self.found.unresolved.len();
+        let before = self.found_count();
         let apis: Vec<(usize, Vec<String>)> = api_lines
             .iter()
             .map(|&(number, value)| (number, self.api_versions(value)))
@@ -107,21 +108,56 @@ impl<'a> Scanner<'a> {
         if let (true, Some(at)) = (is_list, items_at) {
             self.list_items(file, &lines[at + 1..]);
         }
+        // An include is what creates the document only when the document has no kind of its
+        // own; otherwise it fills in nested content.
+        let creates = kind_lines.is_empty();
         if depth < MAX_INCLUDE_DEPTH {
             for (number, name, text) in includes {
                 match self.defines.get(&name) {
                     Some(define) => {
                         let define = define.clone();
+                        let before = self.found_count();
                         self.stream(&define.file, define.first_line, &define.text, depth + 1);
+                        // A helper that prints values (`common.tplvalues.render` of
+                        // `extraDeploy`) creates objects of unknown kinds where it is included.
+                        if creates && self.found_count() == before && self.prints_data(&name, depth)
+                        {
+                            self.unresolved(file, number, text);
+                        }
                     }
-                    None => self.unresolved(file, number, text.trim()),
+                    None if creates => self.unresolved(file, number, text),
+                    None => {}
                 }
             }
         }
-        let found_something = self.found.kinds.len() + self.found.unresolved.len() > before;
-        if let (false, Some((number, text))) = (found_something, data_output) {
+        let found_something = self.found_count() > before;
+        // Inside an included helper, the include line is the better place to report.
+        if let (false, 0, Some((number, text))) = (found_something, depth, data_output) {
             self.unresolved(file, number, text.trim());
         }
+    }
+
+    fn found_count(&self) -> usize {
+        self.found.kinds.len() + self.found.unresolved.len()
+    }
+
+    /// Whether a helper prints data from values anywhere in its body (or in a helper it
+    /// includes without indenting).
+    fn prints_data(&self, name: &str, depth: usize) -> bool {
+        let Some(define) = self.defines.get(name) else {
+            return false;
+        };
+        template::actions(&define.text).iter().any(|action| {
+            action.outputs_data()
+                || match action.included_template() {
+                    Some(nested) if !action.body.contains("indent") => {
+                        depth < MAX_INCLUDE_DEPTH
+                            && nested != name
+                            && self.prints_data(&nested, depth + 1)
+                    }
+                    _ => false,
+                }
+        })
     }
 
     /// The items of a `kind: List`: `- apiVersion:`/`- kind:` at the item's dash and the same
@@ -135,12 +171,16 @@ impl<'a> Scanner<'a> {
             if rest.is_empty() || rest.starts_with('#') {
                 continue;
             }
-            let item_start = if rest == "-" { Some("") } else { rest.strip_prefix("- ") };
-            if let Some(content) = item_start {
-                if *item_indent.get_or_insert(indent) == indent {
-                    items.push(vec![(number, content.trim_start())]);
-                    continue;
-                }
+            let item_start = if rest == "-" {
+                Some("")
+            } else {
+                rest.strip_prefix("- ")
+            };
+            if let Some(content) = item_start
+                && *item_indent.get_or_insert(indent) == indent
+            {
+                items.push(vec![(number, content.trim_start())]);
+                continue;
             }
             if rest.starts_with("{{") {
                 continue;
@@ -225,7 +265,10 @@ impl<'a> Scanner<'a> {
             words.extend(self.define_words(name, 0));
         }
         let mut out: Vec<String> = Vec::new();
-        if parts.has_action && parts.prefix.ends_with('/') && is_group(&parts.prefix[..parts.prefix.len() - 1]) {
+        if parts.has_action
+            && parts.prefix.ends_with('/')
+            && is_group(&parts.prefix[..parts.prefix.len() - 1])
+        {
             // `autoscaling/{{ if ... }}v2{{ else }}v2beta2{{ end }}`: the group is literal.
             out.extend(
                 words
@@ -285,8 +328,8 @@ impl<'a> Scanner<'a> {
     /// Records every `lookup` call in the file (helpers and NOTES.txt included: Helm renders
     /// them during the install, and a forbidden lookup fails it).
     pub fn lookups(&mut self, file: &str, text: &str) {
-        for action in template::actions(text) {
-            for call in template::lookup_calls(&action) {
+        for action in template::actions(text).iter().filter(|a| !a.is_comment()) {
+            for call in template::lookup_calls(action) {
                 let line = template::line_of(text, action.start);
                 match (call.api_version, call.kind) {
                     (Some(api_version), Some(kind)) if !kind.is_empty() => {
@@ -420,11 +463,17 @@ mod tests {
     #[test]
     fn pairing_follows_branches() {
         let one_api = [(1, vec!["apps/v1".to_string()])];
-        let two_kinds = [(3, vec!["StatefulSet".to_string()]), (5, vec!["Deployment".to_string()])];
+        let two_kinds = [
+            (3, vec!["StatefulSet".to_string()]),
+            (5, vec!["Deployment".to_string()]),
+        ];
         let paired = pair(&one_api, &two_kinds);
         assert!(paired.iter().all(|(_, _, v)| v == &["apps/v1"]));
 
-        let apis = [(2, vec!["a.io/v1".to_string()]), (5, vec!["b.io/v1".to_string()])];
+        let apis = [
+            (2, vec!["a.io/v1".to_string()]),
+            (5, vec!["b.io/v1".to_string()]),
+        ];
         let kinds = [(1, vec!["A".to_string()]), (4, vec!["B".to_string()])];
         let paired = pair(&apis, &kinds);
         assert_eq!(paired[0].2, ["a.io/v1"]);

@@ -43,7 +43,14 @@ impl Action {
         self.is_comment()
             || matches!(
                 self.keyword(),
-                "if" | "else" | "end" | "range" | "with" | "define" | "block" | "break" | "continue"
+                "if" | "else"
+                    | "end"
+                    | "range"
+                    | "with"
+                    | "define"
+                    | "block"
+                    | "break"
+                    | "continue"
             )
             || self.is_assignment()
     }
@@ -118,7 +125,11 @@ impl Action {
 /// Reads the string literal starting at `start` (a `"` or a backquote); returns its value and
 /// the offset just past it.
 fn read_string(text: &str, start: usize) -> (String, usize) {
-    let quote = if text[start..].starts_with('`') { '`' } else { '"' };
+    let quote = if text[start..].starts_with('`') {
+        '`'
+    } else {
+        '"'
+    };
     let mut value = String::new();
     let mut chars = text[start + 1..].char_indices();
     while let Some((offset, c)) = chars.next() {
@@ -247,17 +258,17 @@ pub(crate) fn parse(file: &str, text: &str) -> Parsed {
             stack.push(Some((name, action.start, action.end)));
         } else if action.opens_block() {
             stack.push(None);
-        } else if action.keyword() == "end" {
-            if let Some(Some((name, define_start, body_start))) = stack.pop() {
-                let body = &text[body_start..action.start];
-                defines.push(Define {
-                    name,
-                    file: file.to_string(),
-                    first_line: line_of(text, body_start),
-                    text: without_comments(body),
-                });
-                removed.push((define_start, action.end));
-            }
+        } else if action.keyword() == "end"
+            && let Some(Some((name, define_start, body_start))) = stack.pop()
+        {
+            let body = &text[body_start..action.start];
+            defines.push(Define {
+                name,
+                file: file.to_string(),
+                first_line: line_of(text, body_start),
+                text: without_comments(body),
+            });
+            removed.push((define_start, action.end));
         }
     }
     // An unterminated define swallows the rest of the file, as Go's parser would refuse it.
@@ -498,7 +509,10 @@ mod tests {
         assert!(parts.outside.is_empty());
 
         let parts = value_parts(r#"{{ include "common.capabilities.deployment.apiVersion" . }}"#);
-        assert_eq!(parts.includes, ["common.capabilities.deployment.apiVersion"]);
+        assert_eq!(
+            parts.includes,
+            ["common.capabilities.deployment.apiVersion"]
+        );
         assert!(parts.literals.is_empty());
 
         let parts = value_parts(

@@ -157,16 +157,22 @@ fn kinds_without_a_literal_are_unresolved_with_their_line() {
 
 #[test]
 fn list_items_are_objects_the_list_is_not() {
-    let scan = scan(&chart(&[(
-        "templates/list.yaml",
-        "{{- if .Values.perReplica }}\napiVersion: v1\nkind: List\nmetadata:\n  name: x\nitems:\n{{- range $i, $e := until 3 }}\n  - kind: Ingress\n    apiVersion: {{ include \"x.ingress.apiVersion\" $ }}\n    metadata:\n      ownerReferences:\n        - kind: StatefulSet\n          apiVersion: apps/v1\n    spec:\n      rules:\n        - host: x\n  - apiVersion: v1\n    kind: Service\n{{- end }}\n{{- end }}\n",
-    ), (
-        "templates/_helpers.tpl",
-        "{{- define \"x.ingress.apiVersion\" -}}\n{{- printf \"networking.k8s.io/v1\" }}\n{{- end }}\n",
-    )]));
+    let scan = scan(&chart(&[
+        (
+            "templates/list.yaml",
+            "{{- if .Values.perReplica }}\napiVersion: v1\nkind: List\nmetadata:\n  name: x\nitems:\n{{- range $i, $e := until 3 }}\n  - kind: Ingress\n    apiVersion: {{ include \"x.ingress.apiVersion\" $ }}\n    metadata:\n      ownerReferences:\n        - kind: StatefulSet\n          apiVersion: apps/v1\n    spec:\n      rules:\n        - host: x\n  - apiVersion: v1\n    kind: Service\n{{- end }}\n{{- end }}\n",
+        ),
+        (
+            "templates/_helpers.tpl",
+            "{{- define \"x.ingress.apiVersion\" -}}\n{{- printf \"networking.k8s.io/v1\" }}\n{{- end }}\n",
+        ),
+    ]));
     assert_eq!(
         pairs(&scan),
-        [pair("networking.k8s.io/v1", "Ingress"), pair("v1", "Service")]
+        [
+            pair("networking.k8s.io/v1", "Ingress"),
+            pair("v1", "Service")
+        ]
     );
     assert_eq!(scan.kinds[0].line, 8);
     assert_eq!(scan.kinds[1].line, 18);
@@ -242,19 +248,25 @@ fn subcharts_in_directories_and_archives_are_scanned_recursively() {
     let inner = tgz(
         "inner",
         &[
-            ("Chart.yaml", "apiVersion: v2\nname: inner\nversion: 1.0.0\n"),
+            (
+                "Chart.yaml",
+                "apiVersion: v2\nname: inner\nversion: 1.0.0\n",
+            ),
             ("templates/job.yaml", "apiVersion: batch/v1\nkind: Job\n"),
         ],
     );
     let mut outer_files = vec![
-        ("Chart.yaml", "apiVersion: v2\nname: outer\nversion: 1.0.0\n"),
         (
-            "templates/cm.yaml",
-            "apiVersion: v1\nkind: ConfigMap\n",
+            "Chart.yaml",
+            "apiVersion: v2\nname: outer\nversion: 1.0.0\n",
         ),
+        ("templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\n"),
     ];
     // The nested archive goes in as bytes below.
-    outer_files.push(("crds/crd.yaml", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"));
+    outer_files.push((
+        "crds/crd.yaml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n",
+    ));
     let mut outer_builder = tar::Builder::new(flate2::write::GzEncoder::new(
         Vec::new(),
         flate2::Compression::fast(),
@@ -273,7 +285,11 @@ fn subcharts_in_directories_and_archives_are_scanned_recursively() {
     header.set_mode(0o644);
     header.set_cksum();
     outer_builder
-        .append_data(&mut header, "outer/charts/inner-1.0.0.tgz", inner.as_slice())
+        .append_data(
+            &mut header,
+            "outer/charts/inner-1.0.0.tgz",
+            inner.as_slice(),
+        )
         .unwrap();
     let outer = outer_builder.into_inner().unwrap().finish().unwrap();
 
@@ -308,7 +324,10 @@ fn subcharts_in_directories_and_archives_are_scanned_recursively() {
                 "charts/outer-1.0.0.tgz/charts/inner-1.0.0.tgz/templates/job.yaml",
                 "Job"
             ),
-            ("charts/outer-1.0.0.tgz/crds/crd.yaml", "CustomResourceDefinition"),
+            (
+                "charts/outer-1.0.0.tgz/crds/crd.yaml",
+                "CustomResourceDefinition"
+            ),
             ("charts/outer-1.0.0.tgz/templates/cm.yaml", "ConfigMap"),
         ]
     );
@@ -328,4 +347,64 @@ fn groups_of_api_versions() {
     assert_eq!(kind("apps/v1").group(), Some("apps"));
     assert_eq!(kind("autoscaling/").group(), Some("autoscaling"));
     assert_eq!(kind("").group(), None);
+}
+
+#[test]
+fn helpers_that_print_values_at_the_top_level_are_unresolved_where_included() {
+    let scan = scan(&chart(&[
+        (
+            "templates/_tplvalues.tpl",
+            "{{- define \"common.tplvalues.render\" -}}\n{{- $value := typeIs \"string\" .value | ternary .value (.value | toYaml) }}\n{{- if contains \"{{\" (toJson .value) }}\n  {{- tpl $value .context }}\n{{- else }}\n    {{- $value }}\n{{- end }}\n{{- end -}}\n{{- define \"x.validate\" -}}\n{{- if not .Values.ok }}{{ fail \"not ok\" }}{{ end }}\n{{- end -}}\n",
+        ),
+        (
+            "templates/extra-list.yaml",
+            "{{- include \"x.validate\" . }}\n{{- range .Values.extraDeploy }}\n---\n{{ include \"common.tplvalues.render\" (dict \"value\" . \"context\" $) }}\n{{- end }}\n",
+        ),
+        (
+            "templates/commented.yaml",
+            "{{/* {{ lookup \"v1\" \"Secret\" \"\" \"\" }} */}}\napiVersion: v1\nkind: ConfigMap\n",
+        ),
+    ]));
+    assert_eq!(pairs(&scan), [pair("v1", "ConfigMap")]);
+    let found: Vec<_> = scan
+        .unresolved
+        .iter()
+        .map(|u| (u.file.as_str(), u.line))
+        .collect();
+    assert_eq!(found, [("templates/extra-list.yaml", 4)]);
+    assert!(scan.lookups.is_empty());
+}
+
+#[test]
+fn helpers_filling_in_nested_content_are_not_objects() {
+    let scan = scan(&chart(&[
+        (
+            "templates/_helpers.tpl",
+            "{{- define \"x.container\" -}}\nresources:\n{{ toYaml .Values.resources }}\n{{- end -}}\n",
+        ),
+        (
+            "templates/deploy.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n        - name: x\n          {{- include \"x.container\" . }}\n          {{- include \"not.vendored\" . }}\n",
+        ),
+    ]));
+    assert_eq!(pairs(&scan), [pair("apps/v1", "Deployment")]);
+    assert!(scan.unresolved.is_empty(), "{:?}", scan.unresolved);
+}
+
+#[test]
+fn malformed_templates_do_not_panic() {
+    let inputs = [
+        "{{",
+        "{{ \"unterminated\nkind: Secret\n",
+        "{{/* unterminated comment\nkind: Secret\n",
+        "{{- define \"x\" }}\nkind: Never\n",
+        "kind: {{ é \"ü\" `ß` }}\napiVersion: é/v1\n",
+        "é{{é}}é{{-é-}}\u{00a0}{{ lookup \"v1\" }}{{ lookup ( }}{{ include }}",
+        "apiVersion: v1\nkind: List\nitems:\n- {{ toYaml . }}\n-\n  - x\n",
+        "---\n---\n--- # c\n",
+        "kind:\napiVersion:\n",
+    ];
+    for (i, text) in inputs.iter().enumerate() {
+        let _ = scan(&chart(&[(&format!("templates/t{i}.yaml"), text)]));
+    }
 }
