@@ -154,15 +154,15 @@ pub fn custom_resource_rules(apis: &[OwnedApi]) -> Vec<Rule> {
             group,
             plurals.iter().copied(),
             RELEASE_VERBS,
-            "The custom resources this operator reconciles: the helm-operator gets, lists and \
-             watches them, and updates them to add and remove its finalizer; create, delete and \
-             patch complete the set operator-sdk grants, so the operator's account can manage them.",
+            "The custom resources this operator reconciles: it gets, lists and watches them, and \
+             updates them to add and remove its finalizer; create, delete and patch complete the \
+             set operator-sdk grants, so the operator's account can manage them.",
         ));
         rules.push(Rule::new(
             group,
             plurals.iter().map(|p| format!("{p}/status")),
             &["get", "patch", "update"],
-            "Their status subresource, where the operator reports each release.",
+            "Their status subresource, where the operator reports what it did.",
         ));
         rules.push(Rule::new(
             group,
