@@ -4,6 +4,7 @@
 pub mod build_projects;
 pub mod images;
 pub mod oci;
+pub mod openapi;
 pub mod project;
 pub mod registry;
 pub mod tools;
