@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod build_projects;
+pub mod crds;
 pub mod images;
 pub mod oci;
 pub mod openapi;
