@@ -70,6 +70,18 @@ pub struct NewArgs {
     /// Helm chart to build the operator from: a chart directory or .tgz [default: a starter chart like `helm create`]
     #[arg(long, value_name = "CHART")]
     pub helm_chart: Option<String>,
+
+    /// Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]
+    #[arg(long, value_name = "VERSION", requires = "helm_chart")]
+    pub helm_chart_version: Option<String>,
+
+    /// Chart repository URL to find --helm-chart in, like `helm install --repo`
+    #[arg(long, value_name = "URL", requires = "helm_chart")]
+    pub helm_chart_repo: Option<String>,
+
+    /// Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)
+    #[arg(long)]
+    pub plain_http: bool,
 }
 
 #[derive(Debug, Args)]
