@@ -211,24 +211,32 @@ pub fn vendored(chart: &Chart) -> Result<Vec<Vendored>, DependencyError> {
     Ok(found)
 }
 
+/// What to change under `charts/`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Dependencies to fetch.
+    pub missing: Vec<Missing>,
+    /// Vendored copies of declared dependencies that no declaration accepts any more (Helm
+    /// would load both them and the fetched version, and fail on the duplicate).
+    pub stale: Vec<String>,
+}
+
 /// The dependencies that `charts/` does not already satisfy. Nothing is missing when
 /// `charts/` holds exactly what `Chart.lock` pins, or a version each dependency accepts.
-pub fn missing(chart: &Chart) -> Result<Vec<Missing>, DependencyError> {
+pub fn plan(chart: &Chart) -> Result<Plan, DependencyError> {
     let declared = declared(chart)?;
     if declared.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Plan::default());
     }
     let vendored = vendored(chart)?;
+    let fits = |v: &Vendored, spec: &VersionSpec| match (spec, &v.version) {
+        // No version asked for: any copy of the chart will do.
+        (VersionSpec::Latest, _) => true,
+        (spec, Some(version)) => spec.matches(version),
+        (_, None) => false,
+    };
     let has = |name: &str, spec: &VersionSpec| {
-        vendored.iter().any(|v| {
-            v.name == name
-                && match (spec, &v.version) {
-                    // No version asked for: any copy of the chart will do.
-                    (VersionSpec::Latest, _) => true,
-                    (spec, Some(version)) => spec.matches(version),
-                    (_, None) => false,
-                }
-        })
+        vendored.iter().any(|v| v.name == name && fits(v, spec))
     };
     let lock = locked(chart)?;
     if let Some(lock) = &lock
@@ -237,11 +245,12 @@ pub fn missing(chart: &Chart) -> Result<Vec<Missing>, DependencyError> {
             .iter()
             .all(|l| has(&l.name, &VersionSpec::Exact(l.version.clone())))
     {
-        return Ok(Vec::new());
+        return Ok(Plan::default());
     }
 
     let chart_name = chart.name().to_string();
-    let mut result: Vec<Missing> = Vec::new();
+    let mut specs: Vec<(String, VersionSpec)> = Vec::new();
+    let mut missing: Vec<Missing> = Vec::new();
     for dependency in declared {
         let declared_spec =
             VersionSpec::parse(dependency.version.as_deref()).map_err(|source| {
@@ -251,6 +260,10 @@ pub fn missing(chart: &Chart) -> Result<Vec<Missing>, DependencyError> {
                     source,
                 }
             })?;
+        specs.push((dependency.name.clone(), declared_spec.clone()));
+        if has(&dependency.name, &declared_spec) {
+            continue;
+        }
         // A lock pins what `helm dependency build` would fetch, when it still fits Chart.yaml.
         let pinned = lock.as_ref().and_then(|lock| {
             lock.iter()
@@ -258,17 +271,14 @@ pub fn missing(chart: &Chart) -> Result<Vec<Missing>, DependencyError> {
                 .filter(|l| declared_spec.is_latest() || declared_spec.matches(&l.version))
                 .map(|l| VersionSpec::Exact(l.version.clone()))
         });
-        if has(&dependency.name, &declared_spec) {
-            continue;
-        }
         let spec = pinned.unwrap_or(declared_spec);
         let repository = dependency.repository.clone().unwrap_or_default();
         let origin = parse_origin(&chart_name, &dependency.name, &repository)?;
-        let duplicate = result
+        let duplicate = missing
             .iter()
             .any(|m| m.name == dependency.name && m.spec == spec && m.origin == origin);
         if !duplicate {
-            result.push(Missing {
+            missing.push(Missing {
                 name: dependency.name,
                 spec,
                 origin,
@@ -276,7 +286,33 @@ pub fn missing(chart: &Chart) -> Result<Vec<Missing>, DependencyError> {
             });
         }
     }
-    Ok(result)
+    let stale = if missing.is_empty() {
+        Vec::new()
+    } else {
+        vendored
+            .iter()
+            .filter(|v| {
+                let mut wanted = specs.iter().filter(|(name, _)| *name == v.name).peekable();
+                wanted.peek().is_some() && wanted.all(|(_, spec)| !fits(v, spec))
+            })
+            .map(|v| v.path.clone())
+            .collect()
+    };
+    Ok(Plan { missing, stale })
+}
+
+/// Just the dependencies to fetch.
+pub fn missing(chart: &Chart) -> Result<Vec<Missing>, DependencyError> {
+    Ok(plan(chart)?.missing)
+}
+
+/// Removes vendored subcharts (archives, or directories and everything in them).
+pub fn remove(chart: &mut Chart, paths: &[String]) {
+    chart.files.retain(|path, _| {
+        !paths
+            .iter()
+            .any(|p| path == p || path.starts_with(&format!("{p}/")))
+    });
 }
 
 fn parse_origin(chart: &str, name: &str, repository: &str) -> Result<Origin, DependencyError> {
@@ -316,20 +352,8 @@ fn parse_origin(chart: &str, name: &str, repository: &str) -> Result<Origin, Dep
     })
 }
 
-/// Puts a fetched subchart archive at `charts/<name>-<version>.tgz`, removing vendored copies
-/// of the same chart that `spec` rejects (Helm would load both and fail on the duplicate).
-pub fn place(chart: &mut Chart, name: &str, spec: &VersionSpec, version: &str, archive: Vec<u8>) {
-    let stale: Vec<String> = vendored(chart)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|v| v.name == name && !v.version.as_deref().is_some_and(|v| spec.matches(v)))
-        .map(|v| v.path)
-        .collect();
-    chart.files.retain(|path, _| {
-        !stale
-            .iter()
-            .any(|s| path == s || path.starts_with(&format!("{s}/")))
-    });
+/// Puts a fetched subchart archive at `charts/<name>-<version>.tgz`, where Helm puts it.
+pub fn place(chart: &mut Chart, name: &str, version: &str, archive: Vec<u8>) {
     chart
         .files
         .insert(format!("charts/{name}-{version}.tgz"), archive);
@@ -460,10 +484,12 @@ mod tests {
             ("Chart.lock", lock),
             ("charts/redis-16.0.0.tgz", sub("redis", "16.0.0")),
         ]);
-        let missing = missing(&stale).unwrap();
-        assert_eq!(missing[0].spec, VersionSpec::Exact("17.3.14".into()));
+        let plan = plan(&stale).unwrap();
+        assert_eq!(plan.missing[0].spec, VersionSpec::Exact("17.3.14".into()));
+        assert_eq!(plan.stale, vec!["charts/redis-16.0.0.tgz".to_string()]);
         let mut stale = stale;
-        place(&mut stale, "redis", &missing[0].spec, "17.3.14", sub("redis", "17.3.14"));
+        remove(&mut stale, &plan.stale);
+        place(&mut stale, "redis", "17.3.14", sub("redis", "17.3.14"));
         assert!(!stale.files.contains_key("charts/redis-16.0.0.tgz"));
         assert!(stale.files.contains_key("charts/redis-17.3.14.tgz"));
         assert!(super::missing(&stale).unwrap().is_empty());

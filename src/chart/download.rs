@@ -40,6 +40,7 @@ pub enum DownloadError {
     Status {
         url: String,
         status: u16,
+        /// The reason phrase and what to do, ready to print after the code.
         hint: &'static str,
     },
     #[error(
@@ -237,7 +238,7 @@ impl Http {
                         url: url.to_string(),
                         received: body.len() as u64,
                         expected,
-                        detail: chain(&e),
+                        detail: root_cause(&e),
                     });
                 }
             }
@@ -255,7 +256,7 @@ impl Http {
 
     fn classify(&self, url: &Url, error: &reqwest::Error, during: &'static str) -> DownloadError {
         let url = url.to_string();
-        let detail = chain(error);
+        let detail = root_cause(error);
         if error.is_timeout() {
             DownloadError::Timeout {
                 url,
@@ -285,13 +286,11 @@ pub fn check_status(
     }
     let hint = match status {
         StatusCode::UNAUTHORIZED => {
-            " (401 Unauthorized): the server wants credentials; set them with `helm repo add --username --password` (or `helm registry login` for oci://)"
+            " Unauthorized: it wants credentials; give them with `helm repo add --username --password` (for oci://, `helm registry login`)"
         }
-        StatusCode::FORBIDDEN => {
-            " (403 Forbidden): the credentials were refused or lack access"
-        }
-        StatusCode::NOT_FOUND => " (404 Not Found): check the name, the version and the URL",
-        s if s.is_server_error() => ": the server failed; try again later",
+        StatusCode::FORBIDDEN => " Forbidden: the credentials were refused or lack access",
+        StatusCode::NOT_FOUND => " Not Found: check the name, the version and the URL",
+        s if s.is_server_error() => " (a server error): try again later",
         _ => "",
     };
     Err(DownloadError::Status {
@@ -348,14 +347,29 @@ fn is_tls(error: &reqwest::Error) -> bool {
         if err.is::<rustls::Error>() {
             return true;
         }
-        if let Some(io) = err.downcast_ref::<std::io::Error>()
-            && io.get_ref().is_some_and(|inner| inner.is::<rustls::Error>())
-        {
-            return true;
+        // The connector nests io::Errors around the rustls error, and io::Error's `source`
+        // skips the error it wraps: look inside each layer.
+        let mut inner = err.downcast_ref::<std::io::Error>();
+        while let Some(io) = inner {
+            match io.get_ref() {
+                Some(wrapped) if wrapped.is::<rustls::Error>() => return true,
+                Some(wrapped) => inner = wrapped.downcast_ref::<std::io::Error>(),
+                None => inner = None,
+            }
         }
         source = err.source();
     }
     false
+}
+
+/// The innermost cause's message: reqwest's outer layers repeat the URL the error already names.
+fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut deepest: &(dyn std::error::Error + 'static) = error;
+    while let Some(next) = deepest.source() {
+        deepest = next;
+    }
+    // io::Error hides what it wraps from `source`, but its message is the wrapped one's.
+    deepest.to_string()
 }
 
 /// An error and its causes on one line, skipping repeats (reqwest nests the same text).

@@ -272,7 +272,11 @@ pub fn find_by_url(entries: &[RepositoryEntry], url: &str) -> Option<RepositoryE
             let base = e.url.trim_end_matches('/');
             !base.is_empty() && (wanted == base || wanted.starts_with(&format!("{base}/")))
         })
-        .max_by_key(|e| e.url.len())
+        // The longest (most specific) URL; among equals the first, as Helm would.
+        .fold(None::<&RepositoryEntry>, |best, e| match best {
+            Some(b) if b.url.len() >= e.url.len() => Some(b),
+            _ => Some(e),
+        })
         .cloned()
 }
 
@@ -356,12 +360,27 @@ impl Index {
             .keys()
             .filter(|name| {
                 let name = name.to_ascii_lowercase();
-                name.contains(&wanted) || wanted.contains(&name)
+                name.contains(&wanted) || wanted.contains(&name) || edit_distance(&name, &wanted) <= 2
             })
             .take(SUGGESTED_NAMES)
             .cloned()
             .collect()
     }
+}
+
+/// Levenshtein distance, for "did you mean" suggestions.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()]
 }
 
 /// Where the archive of `entry` is: its first URL, resolved against the repository URL when it

@@ -410,7 +410,9 @@ impl Resolver<'_> {
                 .into());
             }
             let chart_name = chart.name().to_string();
-            for missing in dependencies::missing(chart)? {
+            let plan = dependencies::plan(chart)?;
+            let mut fetched = Vec::new();
+            for missing in plan.missing {
                 let in_dependency = |source: ResolveError| ResolveError::InDependency {
                     chart: chart_name.clone(),
                     name: missing.name.clone(),
@@ -447,7 +449,12 @@ impl Resolver<'_> {
                 };
                 self.fetched
                     .push(format!("{} {version} from {from}", missing.name));
-                dependencies::place(chart, &missing.name, &missing.spec, &version, bytes);
+                fetched.push((missing.name, version, bytes));
+            }
+            // Only once everything arrived, so a failure leaves the chart as it was.
+            dependencies::remove(chart, &plan.stale);
+            for (name, version, bytes) in fetched {
+                dependencies::place(chart, &name, &version, bytes);
             }
             Ok(())
         })

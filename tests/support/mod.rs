@@ -2,3 +2,7 @@
 #![allow(dead_code)]
 
 pub mod registry;
+pub mod certs;
+pub mod chart_repo;
+pub mod http_server;
+pub mod oci_push;
