@@ -38,8 +38,40 @@ pub enum Command {
     /// Create a new operator project
     New(NewArgs),
 
+    /// Add to an existing project
+    #[command(subcommand)]
+    Create(CreateCommand),
+
     /// Print a shell completion script
     Completion(CompletionArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CreateCommand {
+    /// Add a Kind (with its chart or controller) to the project in this directory or above
+    Api(CreateApiArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CreateApiArgs {
+    /// API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]
+    #[arg(long, value_name = "GROUP/VERSION")]
+    pub api_version: Option<String>,
+
+    /// The Kind, in CamelCase [default for Helm: the chart name in CamelCase]
+    #[arg(long)]
+    pub kind: Option<String>,
+
+    /// Resource plural of the Kind [default: the English plural of the Kind, lower-case]
+    #[arg(long)]
+    pub plural: Option<String>,
+
+    /// Helm projects: the chart for the Kind: a directory, .tgz, repo/name, URL or oci:// reference [default: a starter chart]
+    #[arg(long, value_name = "CHART")]
+    pub helm_chart: Option<String>,
+
+    #[command(flatten)]
+    pub chart_source: ChartSourceArgs,
 }
 
 #[derive(Debug, Args)]
@@ -67,10 +99,17 @@ pub struct NewArgs {
     #[arg(long, default_value = "example.com")]
     pub domain: String,
 
-    /// Helm chart to build the operator from: a chart directory or .tgz [default: a starter chart like `helm create`]
+    /// Helm chart to build the operator from: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]
     #[arg(long, value_name = "CHART")]
     pub helm_chart: Option<String>,
 
+    #[command(flatten)]
+    pub chart_source: ChartSourceArgs,
+}
+
+/// How a remote `--helm-chart` is found; the same for `new` and `create api`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ChartSourceArgs {
     /// Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]
     #[arg(long, value_name = "VERSION", requires = "helm_chart")]
     pub helm_chart_version: Option<String>,

@@ -11,8 +11,12 @@ use operator_rs::chart::download::{DownloadError, sha256_hex};
 use operator_rs::chart::helm_paths::HelmPaths;
 use operator_rs::chart::oci::OciError;
 use operator_rs::chart::repo::RepoError;
-use operator_rs::chart::{ChartError, ChartSource, ResolveError, ResolveOptions, Resolved, resolve};
-use support::chart_repo::{RepoDir, chart_files, with_chart_yaml_tail, with_version, write_repositories};
+use operator_rs::chart::{
+    ChartError, ChartSource, ResolveError, ResolveOptions, Resolved, resolve,
+};
+use support::chart_repo::{
+    RepoDir, chart_files, with_chart_yaml_tail, with_version, write_repositories,
+};
 use support::http_server::{HttpServer, Mode, Response, static_files};
 
 const CHART: &str = "hello-world";
@@ -88,10 +92,14 @@ fn standard_repo() -> StandardRepo {
     let files = chart_files(CHART);
     let mut archives = BTreeMap::new();
     for version in ["0.1.0", "0.2.0", "1.1.0", "2.0.0-rc.1"] {
-        archives.insert(version.to_string(), repo.add(CHART, version, "charts", &files));
+        archives.insert(
+            version.to_string(),
+            repo.add(CHART, version, "charts", &files),
+        );
     }
     // 1.0.0 lives elsewhere on the server, under an absolute URL.
-    let absolute = operator_rs::chart::archive::write_tgz(CHART, &with_version(&files, "1.0.0")).unwrap();
+    let absolute =
+        operator_rs::chart::archive::write_tgz(CHART, &with_version(&files, "1.0.0")).unwrap();
     repo.add_raw(
         CHART,
         "1.0.0",
@@ -114,7 +122,10 @@ fn standard_repo() -> StandardRepo {
 fn assert_version(resolved: &Resolved, version: &str) {
     assert_eq!(resolved.version.as_deref(), Some(version));
     assert_eq!(resolved.chart.metadata.version.as_deref(), Some(version));
-    assert_eq!(resolved.chart.files, with_version(&chart_files(CHART), version));
+    assert_eq!(
+        resolved.chart.files,
+        with_version(&chart_files(CHART), version)
+    );
 }
 
 #[test]
@@ -123,7 +134,12 @@ fn repo_alias_gives_the_newest_release_not_the_prerelease() {
     let resolved = repo.fixture.resolve("local/hello-world", None).unwrap();
     assert_version(&resolved, "1.1.0");
     assert!(resolved.warnings.is_empty(), "{:?}", resolved.warnings);
-    assert!(resolved.chart.origin.ends_with("/stable/charts/hello-world-1.1.0.tgz"));
+    assert!(
+        resolved
+            .chart
+            .origin
+            .ends_with("/stable/charts/hello-world-1.1.0.tgz")
+    );
     let progress_seen = std::cell::Cell::new(0u64);
     let source = ChartSource::parse("local/hello-world", None, None).unwrap();
     resolve(&source, &repo.fixture.options(), &|bytes, _| {
@@ -136,9 +152,18 @@ fn repo_alias_gives_the_newest_release_not_the_prerelease() {
 #[test]
 fn exact_versions_including_a_prerelease() {
     let repo = standard_repo();
-    assert_version(&repo.fixture.resolve("local/hello-world", Some("0.2.0")).unwrap(), "0.2.0");
     assert_version(
-        &repo.fixture.resolve("local/hello-world", Some("2.0.0-rc.1")).unwrap(),
+        &repo
+            .fixture
+            .resolve("local/hello-world", Some("0.2.0"))
+            .unwrap(),
+        "0.2.0",
+    );
+    assert_version(
+        &repo
+            .fixture
+            .resolve("local/hello-world", Some("2.0.0-rc.1"))
+            .unwrap(),
         "2.0.0-rc.1",
     );
 }
@@ -146,31 +171,60 @@ fn exact_versions_including_a_prerelease() {
 #[test]
 fn constraints_pick_the_newest_match_with_relative_and_absolute_urls() {
     let repo = standard_repo();
-    let resolved = repo.fixture.resolve("local/hello-world", Some("~0.1")).unwrap();
+    let resolved = repo
+        .fixture
+        .resolve("local/hello-world", Some("~0.1"))
+        .unwrap();
     assert_version(&resolved, "0.1.0");
-    assert!(resolved.chart.origin.ends_with("/stable/charts/hello-world-0.1.0.tgz"));
-    let resolved = repo.fixture.resolve("local/hello-world", Some(">=0.2 <1.1")).unwrap();
+    assert!(
+        resolved
+            .chart
+            .origin
+            .ends_with("/stable/charts/hello-world-0.1.0.tgz")
+    );
+    let resolved = repo
+        .fixture
+        .resolve("local/hello-world", Some(">=0.2 <1.1"))
+        .unwrap();
     assert_version(&resolved, "1.0.0");
     assert_eq!(
         resolved.chart.origin,
         format!("{}/elsewhere/hello-world-1.0.0.tgz", repo.server.url())
     );
-    assert_version(&repo.fixture.resolve("local/hello-world", Some("^1")).unwrap(), "1.1.0");
+    assert_version(
+        &repo
+            .fixture
+            .resolve("local/hello-world", Some("^1"))
+            .unwrap(),
+        "1.1.0",
+    );
 }
 
 #[test]
 fn no_such_version_lists_the_newest_that_exist() {
     let repo = standard_repo();
-    let err = repo.fixture.resolve("local/hello-world", Some("9.9.9")).unwrap_err();
+    let err = repo
+        .fixture
+        .resolve("local/hello-world", Some("9.9.9"))
+        .unwrap_err();
     assert!(err.is_usage());
     assert_eq!(
         err.to_string(),
         "chart hello-world in repository local has no version 9.9.9; the newest versions are 2.0.0-rc.1, 1.1.0, 1.0.0, 0.2.0, 0.1.0"
     );
     let err = repo.fixture.resolve("local/hello-wrld", None).unwrap_err();
-    assert!(matches!(err, ResolveError::Repo(RepoError::NoSuchChart { .. })), "{err}");
-    assert!(err.to_string().ends_with("did you mean hello-world?"), "{err}");
-    let err = repo.fixture.resolve("nowhere/hello-world", None).unwrap_err();
+    assert!(
+        matches!(err, ResolveError::Repo(RepoError::NoSuchChart { .. })),
+        "{err}"
+    );
+    assert!(
+        err.to_string().ends_with("did you mean hello-world?"),
+        "{err}"
+    );
+    let err = repo
+        .fixture
+        .resolve("nowhere/hello-world", None)
+        .unwrap_err();
     assert!(err.to_string().contains("helm repo add nowhere"), "{err}");
     assert!(err.is_usage());
 }
@@ -193,16 +247,28 @@ fn repository_url_and_direct_url() {
 #[test]
 fn missing_archive_is_a_404_naming_the_url() {
     let repo = standard_repo();
-    std::fs::remove_file(repo.fixture.path("served/stable/charts/hello-world-0.2.0.tgz")).unwrap();
-    let err = repo.fixture.resolve("local/hello-world", Some("0.2.0")).unwrap_err();
+    std::fs::remove_file(
+        repo.fixture
+            .path("served/stable/charts/hello-world-0.2.0.tgz"),
+    )
+    .unwrap();
+    let err = repo
+        .fixture
+        .resolve("local/hello-world", Some("0.2.0"))
+        .unwrap_err();
     assert!(
-        matches!(err, ResolveError::Download(DownloadError::Status { status: 404, .. })),
+        matches!(
+            err,
+            ResolveError::Download(DownloadError::Status { status: 404, .. })
+        ),
         "{err}"
     );
     let text = err.to_string();
     assert!(
-        text.contains(&format!("{}/stable/charts/hello-world-0.2.0.tgz", repo.server.url()))
-            && text.contains("404"),
+        text.contains(&format!(
+            "{}/stable/charts/hello-world-0.2.0.tgz",
+            repo.server.url()
+        )) && text.contains("404"),
         "{text}"
     );
     assert!(!err.is_usage());
@@ -215,7 +281,14 @@ fn odd_repo(served: &[u8], digest_of: &[u8]) -> (Fixture, HttpServer) {
     let root = fixture.path("served");
     let server = HttpServer::start(static_files(root.clone(), None));
     let mut repo = RepoDir::new(&root);
-    repo.add_raw(CHART, "0.1.0", "hello-world-0.1.0.tgz", "hello-world-0.1.0.tgz", served, Some(digest_of));
+    repo.add_raw(
+        CHART,
+        "0.1.0",
+        "hello-world-0.1.0.tgz",
+        "hello-world-0.1.0.tgz",
+        served,
+        Some(digest_of),
+    );
     repo.write_index();
     fixture.repositories(&[("odd", &server.url(), "")]);
     (fixture, server)
@@ -229,7 +302,13 @@ fn digest_mismatch_shows_both_digests_and_extracts_nothing() {
     let (fixture, _server) = odd_repo(&tampered, &good);
     let err = fixture.resolve("odd/hello-world", None).unwrap_err();
     let text = err.to_string();
-    assert!(matches!(err, ResolveError::Download(DownloadError::DigestMismatch { .. })), "{text}");
+    assert!(
+        matches!(
+            err,
+            ResolveError::Download(DownloadError::DigestMismatch { .. })
+        ),
+        "{text}"
+    );
     assert!(text.contains(&sha256_hex(&good)), "{text}");
     assert!(text.contains(&sha256_hex(&tampered)), "{text}");
     assert!(text.contains("hello-world-0.1.0.tgz"), "{text}");
@@ -242,8 +321,15 @@ fn truncated_gzip_is_refused_naming_the_url() {
     // The index agrees with the truncated bytes: the archive itself must be found broken.
     let (fixture, server) = odd_repo(truncated, truncated);
     let err = fixture.resolve("odd/hello-world", None).unwrap_err();
-    assert!(matches!(err, ResolveError::Chart(ChartError::CorruptArchive(..))), "{err}");
-    assert!(err.to_string().contains(&format!("{}/hello-world-0.1.0.tgz", server.url())), "{err}");
+    assert!(
+        matches!(err, ResolveError::Chart(ChartError::CorruptArchive(..))),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains(&format!("{}/hello-world-0.1.0.tgz", server.url())),
+        "{err}"
+    );
 }
 
 #[test]
@@ -274,7 +360,10 @@ fn an_archive_entry_with_dot_dot_is_refused() {
     let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     let mut builder = tar::Builder::new(gz);
     for (name, data) in [
-        ("hello-world/Chart.yaml", &b"apiVersion: v2\nname: hello-world\nversion: 0.1.0\n"[..]),
+        (
+            "hello-world/Chart.yaml",
+            &b"apiVersion: v2\nname: hello-world\nversion: 0.1.0\n"[..],
+        ),
         ("hello-world/../../evil.sh", &b"#!/bin/sh\n"[..]),
     ] {
         let mut header = tar::Header::new_gnu();
@@ -287,7 +376,10 @@ fn an_archive_entry_with_dot_dot_is_refused() {
     let hostile = builder.into_inner().unwrap().finish().unwrap();
     let (fixture, _server) = odd_repo(&hostile, &hostile);
     let err = fixture.resolve("odd/hello-world", None).unwrap_err();
-    assert!(matches!(err, ResolveError::Chart(ChartError::UnsafeEntry(..))), "{err}");
+    assert!(
+        matches!(err, ResolveError::Chart(ChartError::UnsafeEntry(..))),
+        "{err}"
+    );
     assert!(err.to_string().contains(".."), "{err}");
     assert!(!fixture.path("evil.sh").exists() && !fixture.path("served/evil.sh").exists());
 }
@@ -303,7 +395,8 @@ fn basic_auth_required_then_given_and_kept_from_other_hosts() {
     let server = HttpServer::start(static_files(root.clone(), Some(("alice", "s3cret"))));
     let mut repo = RepoDir::new(&root);
     repo.add(CHART, "0.1.0", "", &files);
-    let elsewhere = operator_rs::chart::archive::write_tgz(CHART, &with_version(&files, "1.0.0")).unwrap();
+    let elsewhere =
+        operator_rs::chart::archive::write_tgz(CHART, &with_version(&files, "1.0.0")).unwrap();
     std::fs::create_dir_all(&other_root).unwrap();
     std::fs::write(other_root.join("hello-world-1.0.0.tgz"), &elsewhere).unwrap();
     repo.add_raw(
@@ -317,27 +410,59 @@ fn basic_auth_required_then_given_and_kept_from_other_hosts() {
     repo.write_index();
     fixture.repositories(&[
         ("anonymous", &server.url(), ""),
-        ("private", &server.url(), "username: alice\npassword: s3cret"),
+        (
+            "private",
+            &server.url(),
+            "username: alice\npassword: s3cret",
+        ),
         ("wrong", &server.url(), "username: alice\npassword: nope"),
     ]);
 
     let err = fixture.resolve("anonymous/hello-world", None).unwrap_err();
-    assert!(matches!(err, ResolveError::Download(DownloadError::Status { status: 401, .. })), "{err}");
-    assert!(err.to_string().contains(&format!("{}/index.yaml", server.url())), "{err}");
-    assert!(err.to_string().contains("helm repo add --username"), "{err}");
+    assert!(
+        matches!(
+            err,
+            ResolveError::Download(DownloadError::Status { status: 401, .. })
+        ),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains(&format!("{}/index.yaml", server.url())),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("helm repo add --username"),
+        "{err}"
+    );
     let err = fixture.resolve("wrong/hello-world", None).unwrap_err();
-    assert!(matches!(err, ResolveError::Download(DownloadError::Status { status: 401, .. })), "{err}");
+    assert!(
+        matches!(
+            err,
+            ResolveError::Download(DownloadError::Status { status: 401, .. })
+        ),
+        "{err}"
+    );
 
-    let resolved = fixture.resolve("private/hello-world", Some("0.1.0")).unwrap();
+    let resolved = fixture
+        .resolve("private/hello-world", Some("0.1.0"))
+        .unwrap();
     assert_version(&resolved, "0.1.0");
     let resolved = fixture.resolve("private/hello-world", None).unwrap();
     assert_version(&resolved, "1.0.0");
     assert!(
-        other.requests().iter().all(|r| r.header("authorization").is_none()),
+        other
+            .requests()
+            .iter()
+            .all(|r| r.header("authorization").is_none()),
         "credentials leaked to another host"
     );
     // A direct URL under a configured repository borrows its credentials.
-    fixture.repositories(&[("private", &server.url(), "username: alice\npassword: s3cret")]);
+    fixture.repositories(&[(
+        "private",
+        &server.url(),
+        "username: alice\npassword: s3cret",
+    )]);
     let direct = format!("{}/hello-world-0.1.0.tgz", server.url());
     assert_version(&fixture.resolve(&direct, None).unwrap(), "0.1.0");
 }
@@ -352,25 +477,50 @@ fn a_repository_dependency_is_fetched_from_the_same_server_with_alias_and_condit
     let parent = with_chart_yaml_tail(&chart_files(CHART), &deps);
     let mut parent = with_version(&parent, "3.0.0");
     let chart_yaml = String::from_utf8(parent["Chart.yaml"].clone()).unwrap();
-    parent.insert("Chart.yaml".into(), chart_yaml.replacen("name: hello-world", "name: parent", 1).into_bytes());
+    parent.insert(
+        "Chart.yaml".into(),
+        chart_yaml
+            .replacen("name: hello-world", "name: parent", 1)
+            .into_bytes(),
+    );
     let mut served = RepoDir::new(&repo.fixture.path("served/parents"));
     let parent_tgz = served.add("parent", "3.0.0", "", &parent);
     served.write_index();
     let options = repo.fixture.options();
     let resolved = repo
         .fixture
-        .resolve_with("parent", None, Some(&format!("{}/parents", repo.server.url())), &options)
+        .resolve_with(
+            "parent",
+            None,
+            Some(&format!("{}/parents", repo.server.url())),
+            &options,
+        )
         .unwrap();
     let chart = &resolved.chart;
     assert_eq!(chart.name(), "parent");
     // Chart.yaml is untouched: alias and condition are as the author wrote them.
     assert_eq!(chart.files["Chart.yaml"], parent["Chart.yaml"]);
-    assert_eq!(chart.files["charts/hello-world-1.0.0.tgz"], repo.archives["1.0.0"]);
-    assert_eq!(chart.files["charts/hello-world-0.2.0.tgz"], repo.archives["0.2.0"]);
-    assert_eq!(resolved.fetched_dependencies.len(), 2, "{:?}", resolved.fetched_dependencies);
+    assert_eq!(
+        chart.files["charts/hello-world-1.0.0.tgz"],
+        repo.archives["1.0.0"]
+    );
+    assert_eq!(
+        chart.files["charts/hello-world-0.2.0.tgz"],
+        repo.archives["0.2.0"]
+    );
+    assert_eq!(
+        resolved.fetched_dependencies.len(),
+        2,
+        "{:?}",
+        resolved.fetched_dependencies
+    );
     let subcharts = operator_rs::chart::dependencies::subcharts(chart).unwrap();
     assert_eq!(subcharts.len(), 2);
-    assert!(subcharts.iter().all(|s| s.files.contains_key("templates/deployment.yaml")));
+    assert!(
+        subcharts
+            .iter()
+            .all(|s| s.files.contains_key("templates/deployment.yaml"))
+    );
 
     // The same parent with charts/ vendored and a Chart.lock that it satisfies: nothing is
     // fetched, so a repository that no longer exists does not matter.
@@ -378,10 +528,18 @@ fn a_repository_dependency_is_fetched_from_the_same_server_with_alias_and_condit
     let chart_yaml = String::from_utf8(vendored["Chart.yaml"].clone()).unwrap();
     vendored.insert(
         "Chart.yaml".into(),
-        chart_yaml.replace(&repo.server.url(), "http://127.0.0.1:9").into_bytes(),
+        chart_yaml
+            .replace(&repo.server.url(), "http://127.0.0.1:9")
+            .into_bytes(),
     );
-    vendored.insert("charts/hello-world-1.0.0.tgz".into(), repo.archives["1.0.0"].clone());
-    vendored.insert("charts/hello-world-0.2.0.tgz".into(), repo.archives["0.2.0"].clone());
+    vendored.insert(
+        "charts/hello-world-1.0.0.tgz".into(),
+        repo.archives["1.0.0"].clone(),
+    );
+    vendored.insert(
+        "charts/hello-world-0.2.0.tgz".into(),
+        repo.archives["0.2.0"].clone(),
+    );
     vendored.insert(
         "Chart.lock".into(),
         b"dependencies:\n- name: hello-world\n  repository: http://127.0.0.1:9/stable\n  version: 1.0.0\n- name: hello-world\n  repository: '@local'\n  version: 0.2.0\ndigest: sha256:0\ngenerated: \"2026-01-01T00:00:00Z\"\n".to_vec(),
@@ -392,7 +550,11 @@ fn a_repository_dependency_is_fetched_from_the_same_server_with_alias_and_condit
     let resolved = repo.fixture.resolve("vendored", None).unwrap();
     assert_eq!(resolved.chart.files, vendored);
     assert!(resolved.fetched_dependencies.is_empty());
-    assert_eq!(repo.server.requests().len(), before, "nothing should be downloaded");
+    assert_eq!(
+        repo.server.requests().len(),
+        before,
+        "nothing should be downloaded"
+    );
     drop(parent_tgz);
 }
 
@@ -427,8 +589,14 @@ fn unreachable_repository_falls_back_to_helms_cache_only_then() {
     let dead = format!("http://127.0.0.1:{}", support::registry::free_port());
     fixture.repositories(&[("gone", &dead, "")]);
     let err = fixture.resolve("gone/hello-world", None).unwrap_err();
-    assert!(matches!(err, ResolveError::Download(DownloadError::Connect { .. })), "{err}");
-    assert!(err.to_string().contains(&format!("{dead}/index.yaml")), "{err}");
+    assert!(
+        matches!(err, ResolveError::Download(DownloadError::Connect { .. })),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains(&format!("{dead}/index.yaml")),
+        "{err}"
+    );
 
     // With Helm's cached index and chart (as `helm repo update` and `helm pull` leave them).
     let cache = fixture.path("helm/cache");
@@ -439,12 +607,22 @@ fn unreachable_repository_falls_back_to_helms_cache_only_then() {
     let resolved = fixture.resolve("gone/hello-world", None).unwrap();
     assert_version(&resolved, "1.1.0");
     assert_eq!(resolved.warnings.len(), 2, "{:?}", resolved.warnings);
-    assert!(resolved.warnings[0].contains("cached index"), "{:?}", resolved.warnings);
+    assert!(
+        resolved.warnings[0].contains("cached index"),
+        "{:?}",
+        resolved.warnings
+    );
 
     // A cached chart is still checked against the index's digest.
     std::fs::write(cache.join("hello-world-1.1.0.tgz"), &repo.archives["0.1.0"]).unwrap();
     let err = fixture.resolve("gone/hello-world", None).unwrap_err();
-    assert!(matches!(err, ResolveError::Download(DownloadError::DigestMismatch { .. })), "{err}");
+    assert!(
+        matches!(
+            err,
+            ResolveError::Download(DownloadError::DigestMismatch { .. })
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -454,8 +632,13 @@ fn a_server_that_never_answers_is_a_timeout() {
     let mut options = fixture.options();
     options.timeout = Duration::from_secs(1);
     let url = format!("{}/hello-world-0.1.0.tgz", server.url());
-    let err = fixture.resolve_with(&url, None, None, &options).unwrap_err();
-    assert!(matches!(err, ResolveError::Download(DownloadError::Timeout { .. })), "{err}");
+    let err = fixture
+        .resolve_with(&url, None, None, &options)
+        .unwrap_err();
+    assert!(
+        matches!(err, ResolveError::Download(DownloadError::Timeout { .. })),
+        "{err}"
+    );
     assert!(err.to_string().contains(&url), "{err}");
 }
 
@@ -482,17 +665,32 @@ fn tls_with_ca_file_client_certificates_and_insecure_skip() {
         ("mtls", &mtls.url(), &client),
     ]);
     let err = fixture.resolve("untrusted/hello-world", None).unwrap_err();
-    assert!(matches!(err, ResolveError::Download(DownloadError::Tls { .. })), "{err}");
+    assert!(
+        matches!(err, ResolveError::Download(DownloadError::Tls { .. })),
+        "{err}"
+    );
     assert!(err.to_string().contains("caFile"), "{err}");
-    assert_version(&fixture.resolve("trusted/hello-world", None).unwrap(), "0.1.0");
-    assert!(fixture.resolve("mtls-without-cert/hello-world", None).is_err());
+    assert_version(
+        &fixture.resolve("trusted/hello-world", None).unwrap(),
+        "0.1.0",
+    );
+    assert!(
+        fixture
+            .resolve("mtls-without-cert/hello-world", None)
+            .is_err()
+    );
     assert_version(&fixture.resolve("mtls/hello-world", None).unwrap(), "0.1.0");
     let insecure = fixture.path("helm/insecure.yaml");
-    write_repositories(&insecure, &[("skip", &server.url(), "insecure_skip_tls_verify: true")]);
+    write_repositories(
+        &insecure,
+        &[("skip", &server.url(), "insecure_skip_tls_verify: true")],
+    );
     let mut options = fixture.options();
     options.helm.repository_config = insecure;
     assert_version(
-        &fixture.resolve_with("skip/hello-world", None, None, &options).unwrap(),
+        &fixture
+            .resolve_with("skip/hello-world", None, None, &options)
+            .unwrap(),
         "0.1.0",
     );
 }
@@ -540,25 +738,54 @@ fn oci_chart_from_a_real_registry_matches_the_local_chart() {
     options.plain_http = true;
     let reference = format!("oci://{}/charts/hello-world", registry.host());
 
-    let resolved = fixture.resolve_with(&reference, Some("0.1.0"), None, &options).unwrap();
+    let resolved = fixture
+        .resolve_with(&reference, Some("0.1.0"), None, &options)
+        .unwrap();
     assert_eq!(resolved.chart.files, local.files, "{}", registry.log());
     assert_eq!(resolved.chart.origin, format!("{reference}:0.1.0"));
 
-    let newest = fixture.resolve_with(&reference, None, None, &options).unwrap();
+    let newest = fixture
+        .resolve_with(&reference, None, None, &options)
+        .unwrap();
     assert_version(&newest, "1.1.0");
-    let tagged = fixture.resolve_with(&format!("{reference}:2.0.0-rc.1"), None, None, &options).unwrap();
+    let tagged = fixture
+        .resolve_with(&format!("{reference}:2.0.0-rc.1"), None, None, &options)
+        .unwrap();
     assert_version(&tagged, "2.0.0-rc.1");
     let by_digest = format!("{reference}@{}", digests["0.1.0"]);
-    assert_eq!(fixture.resolve_with(&by_digest, None, None, &options).unwrap().chart.files, local.files);
+    assert_eq!(
+        fixture
+            .resolve_with(&by_digest, None, None, &options)
+            .unwrap()
+            .chart
+            .files,
+        local.files
+    );
 
-    let err = fixture.resolve_with(&reference, Some("0.9.0"), None, &options).unwrap_err();
-    assert!(matches!(err, ResolveError::Oci(OciError::NoSuchVersion { .. })), "{err}");
-    assert!(err.to_string().contains("2.0.0-rc.1, 1.1.0, 0.1.0"), "{err}");
-    let err = fixture.resolve_with(&reference, Some("~3"), None, &options).unwrap_err();
-    assert!(err.to_string().contains("the newest versions are 2.0.0-rc.1, 1.1.0, 0.1.0"), "{err}");
+    let err = fixture
+        .resolve_with(&reference, Some("0.9.0"), None, &options)
+        .unwrap_err();
+    assert!(
+        matches!(err, ResolveError::Oci(OciError::NoSuchVersion { .. })),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("2.0.0-rc.1, 1.1.0, 0.1.0"),
+        "{err}"
+    );
+    let err = fixture
+        .resolve_with(&reference, Some("~3"), None, &options)
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("the newest versions are 2.0.0-rc.1, 1.1.0, 0.1.0"),
+        "{err}"
+    );
 
     // Without --plain-http the client speaks TLS to a plain-HTTP registry.
-    let err = fixture.resolve_with(&reference, Some("0.1.0"), None, &fixture.options()).unwrap_err();
+    let err = fixture
+        .resolve_with(&reference, Some("0.1.0"), None, &fixture.options())
+        .unwrap_err();
     assert!(err.to_string().contains("--plain-http"), "{err}");
 }
 
@@ -582,7 +809,11 @@ fn oci_bearer_token_from_the_challenge_with_helm_registry_credentials() {
         match request.route() {
             "/token" => match request.basic_auth() {
                 Some((user, password)) if user == "bob" && password == "hunter2" => {
-                    assert!(request.path.contains("scope=repository%3Acharts%2Fhello-world%3Apull"));
+                    assert!(
+                        request
+                            .path
+                            .contains("scope=repository%3Acharts%2Fhello-world%3Apull")
+                    );
                     Response::ok(r#"{"token":"t0ken"}"#)
                 }
                 _ => Response::new(401, "{}"),
@@ -596,7 +827,9 @@ fn oci_bearer_token_from_the_challenge_with_helm_registry_credentials() {
             }
             "/v2/charts/hello-world/manifests/0.1.0" => Response::ok(manifest.clone())
                 .header("Content-Type", "application/vnd.oci.image.manifest.v1+json"),
-            route if route == format!("/v2/charts/hello-world/blobs/{layer}") => Response::ok(tgz.clone()),
+            route if route == format!("/v2/charts/hello-world/blobs/{layer}") => {
+                Response::ok(tgz.clone())
+            }
             _ => Response::not_found(),
         }
     });
@@ -605,8 +838,13 @@ fn oci_bearer_token_from_the_challenge_with_helm_registry_credentials() {
     options.plain_http = true;
     let reference = format!("oci://127.0.0.1:{}/charts/hello-world", server.port());
 
-    let err = fixture.resolve_with(&reference, Some("0.1.0"), None, &options).unwrap_err();
-    assert!(matches!(err, ResolveError::Oci(OciError::Denied { .. })), "{err}");
+    let err = fixture
+        .resolve_with(&reference, Some("0.1.0"), None, &options)
+        .unwrap_err();
+    assert!(
+        matches!(err, ResolveError::Oci(OciError::Denied { .. })),
+        "{err}"
+    );
     assert!(err.to_string().contains("helm registry login"), "{err}");
 
     std::fs::create_dir_all(fixture.path("helm/registry")).unwrap();
@@ -614,10 +852,15 @@ fn oci_bearer_token_from_the_challenge_with_helm_registry_credentials() {
     let auth = base64::engine::general_purpose::STANDARD.encode("bob:hunter2");
     std::fs::write(
         fixture.path("helm/registry/config.json"),
-        format!(r#"{{"auths":{{"127.0.0.1:{}":{{"auth":"{auth}"}}}}}}"#, server.port()),
+        format!(
+            r#"{{"auths":{{"127.0.0.1:{}":{{"auth":"{auth}"}}}}}}"#,
+            server.port()
+        ),
     )
     .unwrap();
-    let resolved = fixture.resolve_with(&reference, Some("0.1.0"), None, &options).unwrap();
+    let resolved = fixture
+        .resolve_with(&reference, Some("0.1.0"), None, &options)
+        .unwrap();
     assert_eq!(resolved.chart.files, files);
 }
 
@@ -641,9 +884,17 @@ fn oci_layer_digest_mismatch_is_refused() {
     let mut options = fixture.options();
     options.plain_http = true;
     let reference = format!("oci://127.0.0.1:{}/charts/hello-world:0.1.0", server.port());
-    let err = fixture.resolve_with(&reference, None, None, &options).unwrap_err();
+    let err = fixture
+        .resolve_with(&reference, None, None, &options)
+        .unwrap_err();
     let text = err.to_string();
-    assert!(matches!(err, ResolveError::Download(DownloadError::DigestMismatch { .. })
-        | ResolveError::Oci(OciError::Download(DownloadError::DigestMismatch { .. }))), "{text}");
+    assert!(
+        matches!(
+            err,
+            ResolveError::Download(DownloadError::DigestMismatch { .. })
+                | ResolveError::Oci(OciError::Download(DownloadError::DigestMismatch { .. }))
+        ),
+        "{text}"
+    );
     assert!(text.contains(&claimed), "{text}");
 }

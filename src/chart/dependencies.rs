@@ -21,17 +21,17 @@ pub enum DependencyError {
         file: &'static str,
         detail: String,
     },
-    #[error("dependency {name} of chart {chart}: {source}")]
+    #[error("dependency {name} of chart {chart}: {error}")]
     BadVersion {
         chart: String,
         name: String,
-        source: BadVersion,
+        error: BadVersion,
     },
-    #[error("dependency {name} of chart {chart}: {source}")]
+    #[error("dependency {name} of chart {chart}: {error}")]
     BadOci {
         chart: String,
         name: String,
-        source: OciError,
+        error: OciError,
     },
     #[error(
         "dependency {name} of chart {chart} has no `repository` and is not vendored under charts/; add the repository to Chart.yaml or the chart to charts/"
@@ -145,11 +145,13 @@ pub fn declared(chart: &Chart) -> Result<Vec<Dependency>, DependencyError> {
         let Some(bytes) = chart.files.get(file) else {
             continue;
         };
-        let list: DependencyList = crate::yaml::from_str(&String::from_utf8_lossy(bytes))
-            .map_err(|e| DependencyError::BadList {
-                chart: chart.name().to_string(),
-                file,
-                detail: e.to_string(),
+        let list: DependencyList =
+            crate::yaml::from_str(&String::from_utf8_lossy(bytes)).map_err(|e| {
+                DependencyError::BadList {
+                    chart: chart.name().to_string(),
+                    file,
+                    detail: e.to_string(),
+                }
             })?;
         if let Some(dependencies) = list.dependencies.filter(|d| !d.is_empty()) {
             return Ok(dependencies);
@@ -163,13 +165,14 @@ fn locked(chart: &Chart) -> Result<Option<Vec<Locked>>, DependencyError> {
         let Some(bytes) = chart.files.get(file) else {
             continue;
         };
-        let lock: LockFile = crate::yaml::from_str(&String::from_utf8_lossy(bytes)).map_err(
-            |e| DependencyError::BadList {
-                chart: chart.name().to_string(),
-                file,
-                detail: e.to_string(),
-            },
-        )?;
+        let lock: LockFile =
+            crate::yaml::from_str(&String::from_utf8_lossy(bytes)).map_err(|e| {
+                DependencyError::BadList {
+                    chart: chart.name().to_string(),
+                    file,
+                    detail: e.to_string(),
+                }
+            })?;
         return Ok(Some(lock.dependencies.unwrap_or_default()));
     }
     Ok(None)
@@ -235,9 +238,8 @@ pub fn plan(chart: &Chart) -> Result<Plan, DependencyError> {
         (spec, Some(version)) => spec.matches(version),
         (_, None) => false,
     };
-    let has = |name: &str, spec: &VersionSpec| {
-        vendored.iter().any(|v| v.name == name && fits(v, spec))
-    };
+    let has =
+        |name: &str, spec: &VersionSpec| vendored.iter().any(|v| v.name == name && fits(v, spec));
     let lock = locked(chart)?;
     if let Some(lock) = &lock
         && !lock.is_empty()
@@ -252,14 +254,13 @@ pub fn plan(chart: &Chart) -> Result<Plan, DependencyError> {
     let mut specs: Vec<(String, VersionSpec)> = Vec::new();
     let mut missing: Vec<Missing> = Vec::new();
     for dependency in declared {
-        let declared_spec =
-            VersionSpec::parse(dependency.version.as_deref()).map_err(|source| {
-                DependencyError::BadVersion {
-                    chart: chart_name.clone(),
-                    name: dependency.name.clone(),
-                    source,
-                }
-            })?;
+        let declared_spec = VersionSpec::parse(dependency.version.as_deref()).map_err(|error| {
+            DependencyError::BadVersion {
+                chart: chart_name.clone(),
+                name: dependency.name.clone(),
+                error,
+            }
+        })?;
         specs.push((dependency.name.clone(), declared_spec.clone()));
         if has(&dependency.name, &declared_spec) {
             continue;
@@ -336,11 +337,11 @@ fn parse_origin(chart: &str, name: &str, repository: &str) -> Result<Origin, Dep
         return Ok(Origin::Url(repository.to_string()));
     }
     if repository.starts_with("oci://") {
-        let reference = OciReference::parse(repository.trim_end_matches('/')).map_err(|source| {
+        let reference = OciReference::parse(repository.trim_end_matches('/')).map_err(|error| {
             DependencyError::BadOci {
                 chart: chart.to_string(),
                 name: name.to_string(),
-                source,
+                error,
             }
         })?;
         return Ok(Origin::Oci(reference.child(name)));
@@ -385,7 +386,10 @@ fn collect_subcharts(chart: &Chart, into: &mut Vec<Chart>, depth: usize) -> Resu
         };
         match rest.split_once('/') {
             None if rest.ends_with(".tgz") => {
-                children.push(archive::read_tgz(&format!("{} {path}", chart.origin), bytes)?);
+                children.push(archive::read_tgz(
+                    &format!("{} {path}", chart.origin),
+                    bytes,
+                )?);
             }
             Some((dir, inner)) => {
                 directories
@@ -425,7 +429,10 @@ mod tests {
             "Chart.yaml".to_string(),
             format!("apiVersion: v2\nname: {name}\nversion: {version}\n").into_bytes(),
         );
-        files.insert("templates/cm.yaml".to_string(), b"kind: ConfigMap\n".to_vec());
+        files.insert(
+            "templates/cm.yaml".to_string(),
+            b"kind: ConfigMap\n".to_vec(),
+        );
         archive::write_tgz(name, &files).unwrap()
     }
 
@@ -444,8 +451,14 @@ mod tests {
         let c = chart(&[("Chart.yaml", chart_yaml(DEPS))]);
         let missing = missing(&c).unwrap();
         assert_eq!(missing.len(), 4);
-        assert_eq!(missing[0].origin, Origin::Url("https://charts.example.org/".into()));
-        assert_eq!(missing[0].spec, VersionSpec::parse(Some("~17.3.0")).unwrap());
+        assert_eq!(
+            missing[0].origin,
+            Origin::Url("https://charts.example.org/".into())
+        );
+        assert_eq!(
+            missing[0].spec,
+            VersionSpec::parse(Some("~17.3.0")).unwrap()
+        );
         assert_eq!(missing[1].origin, Origin::Named("bitnami".into()));
         assert_eq!(missing[2].origin, Origin::File("../local".into()));
         assert_eq!(missing[2].spec, VersionSpec::Latest);
@@ -460,7 +473,10 @@ mod tests {
         let c = chart(&[
             ("Chart.yaml", chart_yaml(DEPS)),
             ("charts/redis-17.3.14.tgz", sub("redis", "17.3.14")),
-            ("charts/common/Chart.yaml", b"name: common\nversion: 2.2.0\n".to_vec()),
+            (
+                "charts/common/Chart.yaml",
+                b"name: common\nversion: 2.2.0\n".to_vec(),
+            ),
             ("charts/local-0.1.0.tgz", sub("local", "0.1.0")),
         ]);
         let missing = missing(&c).unwrap();
@@ -507,7 +523,10 @@ mod tests {
             "Chart.yaml",
             chart_yaml("dependencies:\n- name: x\n  version: 1.0.0\n"),
         )]);
-        assert!(matches!(missing(&c), Err(DependencyError::NoRepository { .. })));
+        assert!(matches!(
+            missing(&c),
+            Err(DependencyError::NoRepository { .. })
+        ));
     }
 
     #[test]
@@ -522,7 +541,10 @@ mod tests {
         let c = chart(&[
             ("Chart.yaml", chart_yaml("")),
             ("charts/mid-1.0.0.tgz", mid),
-            ("charts/dir/Chart.yaml", b"name: dir\nversion: 0.1.0\n".to_vec()),
+            (
+                "charts/dir/Chart.yaml",
+                b"name: dir\nversion: 0.1.0\n".to_vec(),
+            ),
             ("charts/dir/templates/x.yaml", b"kind: Secret\n".to_vec()),
         ]);
         let names: Vec<String> = subcharts(&c)

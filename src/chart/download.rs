@@ -79,7 +79,9 @@ impl DownloadError {
     pub fn is_network(&self) -> bool {
         matches!(
             self,
-            DownloadError::Timeout { .. } | DownloadError::Dns { .. } | DownloadError::Connect { .. }
+            DownloadError::Timeout { .. }
+                | DownloadError::Dns { .. }
+                | DownloadError::Connect { .. }
         )
     }
 }
@@ -132,13 +134,12 @@ impl Http {
                 let mut pem = read_file("certFile", cert_file)?;
                 pem.push(b'\n');
                 pem.extend(read_file("keyFile", key_file)?);
-                let identity = reqwest::Identity::from_pem(&pem).map_err(|e| {
-                    DownloadError::TlsConfig {
+                let identity =
+                    reqwest::Identity::from_pem(&pem).map_err(|e| DownloadError::TlsConfig {
                         what: "certFile/keyFile",
                         path: cert_file.clone(),
                         detail: format!("not a PEM certificate and private key: {e}"),
-                    }
-                })?;
+                    })?;
                 builder = builder.identity(identity);
             }
             (Some(path), None) | (None, Some(path)) => {
@@ -399,10 +400,19 @@ mod tests {
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
         verify_sha256(&url, b"abc", &hex, "index").unwrap();
-        verify_sha256(&url, b"abc", &format!("sha256:{}", hex.to_uppercase()), "index").unwrap();
+        verify_sha256(
+            &url,
+            b"abc",
+            &format!("sha256:{}", hex.to_uppercase()),
+            "index",
+        )
+        .unwrap();
         let err = verify_sha256(&url, b"abd", &hex, "repository index").unwrap_err();
         let text = err.to_string();
-        assert!(text.contains(&hex) && text.contains("expected sha256:"), "{text}");
+        assert!(
+            text.contains(&hex) && text.contains("expected sha256:"),
+            "{text}"
+        );
         assert!(text.contains(&sha256_hex(b"abd")), "{text}");
     }
 
@@ -413,6 +423,9 @@ mod tests {
             ..TlsSettings::default()
         };
         let err = Http::new(&tls, Duration::from_secs(1)).unwrap_err();
-        assert!(err.to_string().contains("both certFile and keyFile"), "{err}");
+        assert!(
+            err.to_string().contains("both certFile and keyFile"),
+            "{err}"
+        );
     }
 }

@@ -42,7 +42,11 @@ impl HelmPaths {
     pub fn from_env() -> HelmPaths {
         let home = std::env::home_dir().unwrap_or_default();
         HelmPaths::from_vars(
-            |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from),
+            |name| {
+                std::env::var_os(name)
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from)
+            },
             home,
             Platform::current(),
         )

@@ -131,9 +131,8 @@ impl OciReference {
         };
         let valid_component = |c: &str| {
             !c.is_empty()
-                && c.chars().all(|ch| {
-                    ch.is_ascii_lowercase() || ch.is_ascii_digit() || "._-".contains(ch)
-                })
+                && c.chars()
+                    .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || "._-".contains(ch))
         };
         if !repository.split('/').all(valid_component) {
             return Err(bad(
@@ -298,7 +297,10 @@ pub async fn pull(
     };
 
     let (manifest_ref, version) = match (&reference.digest, &reference.tag) {
-        (Some(digest), tag) => (digest.clone(), tag.clone().unwrap_or_else(|| digest.clone())),
+        (Some(digest), tag) => (
+            digest.clone(),
+            tag.clone().unwrap_or_else(|| digest.clone()),
+        ),
         (None, Some(tag)) => (tag.clone(), tag_to_version(tag)),
         (None, None) => match spec {
             VersionSpec::Exact(v) => (version_to_tag(v), v.clone()),
@@ -325,7 +327,10 @@ pub async fn pull(
 
     let manifest_url = session.url(&format!("manifests/{manifest_ref}"))?;
     let response = match session
-        .get(&format!("manifests/{manifest_ref}"), Some(MANIFEST_MEDIA_TYPE))
+        .get(
+            &format!("manifests/{manifest_ref}"),
+            Some(MANIFEST_MEDIA_TYPE),
+        )
         .await
     {
         Ok(response) => response,
@@ -610,9 +615,13 @@ impl Session<'_> {
 fn next_link(header: &str) -> Option<String> {
     header.split(',').find_map(|part| {
         let (target, params) = part.split_once(';')?;
-        params
-            .contains("rel=\"next\"")
-            .then(|| target.trim().trim_start_matches('<').trim_end_matches('>').to_string())
+        params.contains("rel=\"next\"").then(|| {
+            target
+                .trim()
+                .trim_start_matches('<')
+                .trim_end_matches('>')
+                .to_string()
+        })
     })
 }
 
@@ -673,7 +682,10 @@ mod tests {
         assert_eq!(r.repository, "a/b/rancher");
         assert_eq!(r.tag.as_deref(), Some("2.9.1"));
         let r = OciReference::parse("oci://host/rancher:1.0.0").unwrap();
-        assert_eq!((r.repository.as_str(), r.tag.as_deref()), ("rancher", Some("1.0.0")));
+        assert_eq!(
+            (r.repository.as_str(), r.tag.as_deref()),
+            ("rancher", Some("1.0.0"))
+        );
         let digest = format!("sha256:{}", "a".repeat(64));
         let r = OciReference::parse(&format!("oci://host/x/y@{digest}")).unwrap();
         assert_eq!(r.digest, Some(digest));

@@ -360,7 +360,9 @@ impl Index {
             .keys()
             .filter(|name| {
                 let name = name.to_ascii_lowercase();
-                name.contains(&wanted) || wanted.contains(&name) || edit_distance(&name, &wanted) <= 2
+                name.contains(&wanted)
+                    || wanted.contains(&name)
+                    || edit_distance(&name, &wanted) <= 2
             })
             .take(SUGGESTED_NAMES)
             .cloned()
@@ -449,18 +451,29 @@ generated: "2024-01-01T00:00:00Z"
     #[test]
     fn selects_versions_from_an_index() {
         let index = parse_index("stable", "x", INDEX).unwrap();
-        let latest = index.select("stable", "rancher", &VersionSpec::Latest).unwrap();
+        let latest = index
+            .select("stable", "rancher", &VersionSpec::Latest)
+            .unwrap();
         assert_eq!(latest.version, "2.9.3");
         let spec = VersionSpec::parse(Some("2.10.0-rc1")).unwrap();
-        assert_eq!(index.select("stable", "rancher", &spec).unwrap().version, "2.10.0-rc1");
+        assert_eq!(
+            index.select("stable", "rancher", &spec).unwrap().version,
+            "2.10.0-rc1"
+        );
         let spec = VersionSpec::parse(Some("~2.8")).unwrap();
         let err = index.select("stable", "rancher", &spec).unwrap_err();
         assert_eq!(
             err.to_string(),
             "chart rancher in repository stable has no version matching \"~2.8\"; the newest versions are 2.10.0-rc1, 2.9.3, 2.9.1"
         );
-        let err = index.select("stable", "ranch", &VersionSpec::Latest).unwrap_err();
-        assert!(err.to_string().contains("did you mean rancher, rancher-turtles"), "{err}");
+        let err = index
+            .select("stable", "ranch", &VersionSpec::Latest)
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("did you mean rancher, rancher-turtles"),
+            "{err}"
+        );
         assert!(err.is_usage());
     }
 
@@ -486,7 +499,10 @@ generated: "2024-01-01T00:00:00Z"
             "https://charts.example.org/stable/index.yaml"
         );
         assert_eq!(
-            repo("https://charts.example.org/stable/").index_url().unwrap().as_str(),
+            repo("https://charts.example.org/stable/")
+                .index_url()
+                .unwrap()
+                .as_str(),
             "https://charts.example.org/stable/index.yaml"
         );
     }
@@ -529,10 +545,19 @@ generated: "2024-01-01T00:00:00Z"
         assert!(err.to_string().contains("helm repo add bitnami"), "{err}");
         assert!(err.to_string().contains("it lists rancher-stable"), "{err}");
         assert_eq!(
-            find_by_url(&entries, "https://releases.example.org/server-charts/stable/x-1.tgz")
-                .map(|e| e.name),
+            find_by_url(
+                &entries,
+                "https://releases.example.org/server-charts/stable/x-1.tgz"
+            )
+            .map(|e| e.name),
             Some("rancher-stable".to_string())
         );
-        assert!(find_by_url(&entries, "https://releases.example.org/server-charts/stablex").is_none());
+        assert!(
+            find_by_url(
+                &entries,
+                "https://releases.example.org/server-charts/stablex"
+            )
+            .is_none()
+        );
     }
 }

@@ -71,11 +71,11 @@ pub enum ResolveError {
     Chart(#[from] ChartError),
     #[error(transparent)]
     Dependency(#[from] DependencyError),
-    #[error("dependency {name} of chart {chart}: {source}")]
+    #[error("dependency {name} of chart {chart}: {error}")]
     InDependency {
         chart: String,
         name: String,
-        source: Box<ResolveError>,
+        error: Box<ResolveError>,
     },
     #[error(
         "dependency {name} of chart {chart}: {path} has version {found}, but Chart.yaml asks for {wanted}"
@@ -98,7 +98,7 @@ impl ResolveError {
             ResolveError::Source(_) => true,
             ResolveError::Repo(e) => e.is_usage(),
             ResolveError::Oci(e) => e.is_usage(),
-            ResolveError::Chart(ChartError::Missing(_)) => true,
+            ResolveError::Chart(ChartError::Missing(_) | ChartError::NoChartYaml(_)) => true,
             _ => false,
         }
     }
@@ -413,10 +413,10 @@ impl Resolver<'_> {
             let plan = dependencies::plan(chart)?;
             let mut fetched = Vec::new();
             for missing in plan.missing {
-                let in_dependency = |source: ResolveError| ResolveError::InDependency {
+                let in_dependency = |error: ResolveError| ResolveError::InDependency {
                     chart: chart_name.clone(),
                     name: missing.name.clone(),
-                    source: Box::new(source),
+                    error: Box::new(error),
                 };
                 let (version, bytes, from) = match &missing.origin {
                     Origin::File(relative) => {

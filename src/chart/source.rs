@@ -62,7 +62,7 @@ pub enum SourceError {
     )]
     BadRepoUrl { repo: String },
     #[error(
-        "--helm-chart \"{chart}\" is not a chart directory or .tgz here (nothing at {path}){hint}"
+        "--helm-chart: chart {chart} does not exist (there is no chart directory or .tgz at {path}){hint}"
     )]
     NotFound {
         chart: String,
@@ -78,7 +78,8 @@ impl ChartSource {
         version: Option<&str>,
         repo: Option<&str>,
     ) -> Result<ChartSource, SourceError> {
-        ChartSource::parse_in(Path::new("."), chart, version, repo)
+        // An empty base keeps relative paths as typed, for messages.
+        ChartSource::parse_in(Path::new(""), chart, version, repo)
     }
 
     /// As [`ChartSource::parse`], with relative paths taken from `dir`.
@@ -227,21 +228,30 @@ fn is_name(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn parse(chart: &str, version: Option<&str>, repo: Option<&str>) -> Result<ChartSource, SourceError> {
+    fn parse(
+        chart: &str,
+        version: Option<&str>,
+        repo: Option<&str>,
+    ) -> Result<ChartSource, SourceError> {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("mychart")).unwrap();
         std::fs::create_dir_all(dir.path().join("charts/rancher")).unwrap();
         std::fs::write(dir.path().join("x-1.0.0.tgz"), b"").unwrap();
         ChartSource::parse_in(dir.path(), chart, version, repo).map(|s| match s {
             // Make local paths comparable across temporary directories.
-            ChartSource::Local(p) => ChartSource::Local(p.strip_prefix(dir.path()).unwrap().to_path_buf()),
+            ChartSource::Local(p) => {
+                ChartSource::Local(p.strip_prefix(dir.path()).unwrap().to_path_buf())
+            }
             other => other,
         })
     }
 
     #[test]
     fn existing_paths_are_local_even_with_a_slash() {
-        assert_eq!(parse("mychart", None, None).unwrap(), ChartSource::Local("mychart".into()));
+        assert_eq!(
+            parse("mychart", None, None).unwrap(),
+            ChartSource::Local("mychart".into())
+        );
         assert_eq!(
             parse("charts/rancher", None, None).unwrap(),
             ChartSource::Local("charts/rancher".into())
@@ -251,7 +261,10 @@ mod tests {
             ChartSource::Local("x-1.0.0.tgz".into())
         );
         let err = parse("mychart", Some("1.0.0"), None).unwrap_err();
-        assert!(err.to_string().contains("drop --helm-chart-version"), "{err}");
+        assert!(
+            err.to_string().contains("drop --helm-chart-version"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -273,7 +286,10 @@ mod tests {
     #[test]
     fn missing_paths_are_errors_with_a_hint() {
         let err = parse("./missing", None, None).unwrap_err();
-        assert!(matches!(err, SourceError::NotFound { hint: "", .. }), "{err}");
+        assert!(
+            matches!(err, SourceError::NotFound { hint: "", .. }),
+            "{err}"
+        );
         let err = parse("missing-1.0.0.tgz", None, None).unwrap_err();
         assert!(matches!(err, SourceError::NotFound { .. }), "{err}");
         let err = parse("a/b/c", None, None).unwrap_err();
@@ -289,7 +305,11 @@ mod tests {
             ChartSource::Url("https://charts.example.com/rancher-2.9.1.tgz".into())
         );
         assert!(matches!(
-            parse("https://charts.example.com/rancher-2.9.1.tgz", Some("2.9.1"), None),
+            parse(
+                "https://charts.example.com/rancher-2.9.1.tgz",
+                Some("2.9.1"),
+                None
+            ),
             Err(SourceError::VersionNotApplicable { .. })
         ));
         assert_eq!(

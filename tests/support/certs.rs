@@ -15,17 +15,34 @@ pub struct TestCa {
 impl TestCa {
     pub fn new() -> TestCa {
         if super::registry::which("openssl").is_none() {
-            panic!("openssl is not installed: `apt-get install openssl` (scripts/test.sh does this)");
+            panic!(
+                "openssl is not installed: `apt-get install openssl` (scripts/test.sh does this)"
+            );
         }
         let dir = tempfile::tempdir().expect("temporary directory for certificates");
         let d = dir.path();
         openssl(
             d,
             &[
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "3650", "-subj",
-                "/CN=operator-rs test CA", "-addext", "basicConstraints=critical,CA:TRUE",
-                "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.pem",
+                "-days",
+                "3650",
+                "-subj",
+                "/CN=operator-rs test CA",
+                "-addext",
+                "basicConstraints=critical,CA:TRUE",
+                "-addext",
+                "keyUsage=critical,keyCertSign,cRLSign",
             ],
         );
         for (name, usage, san) in [
@@ -42,17 +59,38 @@ impl TestCa {
             openssl(
                 d,
                 &[
-                    "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                    "-keyout", &format!("{name}.key"), "-out", &format!("{name}.csr"), "-subj",
+                    "req",
+                    "-newkey",
+                    "ec",
+                    "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1",
+                    "-nodes",
+                    "-keyout",
+                    &format!("{name}.key"),
+                    "-out",
+                    &format!("{name}.csr"),
+                    "-subj",
                     &format!("/CN={name}"),
                 ],
             );
             openssl(
                 d,
                 &[
-                    "x509", "-req", "-in", &format!("{name}.csr"), "-CA", "ca.pem", "-CAkey",
-                    "ca.key", "-CAcreateserial", "-out", &format!("{name}.pem"), "-days", "3650",
-                    "-extfile", &format!("{name}.ext"),
+                    "x509",
+                    "-req",
+                    "-in",
+                    &format!("{name}.csr"),
+                    "-CA",
+                    "ca.pem",
+                    "-CAkey",
+                    "ca.key",
+                    "-CAcreateserial",
+                    "-out",
+                    &format!("{name}.pem"),
+                    "-days",
+                    "3650",
+                    "-extfile",
+                    &format!("{name}.ext"),
                 ],
             );
         }

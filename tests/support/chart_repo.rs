@@ -35,12 +35,18 @@ pub fn with_version(files: &BTreeMap<String, Vec<u8>>, version: &str) -> BTreeMa
             }
         })
         .collect();
-    files.insert("Chart.yaml".into(), (replaced.join("\n") + "\n").into_bytes());
+    files.insert(
+        "Chart.yaml".into(),
+        (replaced.join("\n") + "\n").into_bytes(),
+    );
     files
 }
 
 /// The files with extra text appended to Chart.yaml.
-pub fn with_chart_yaml_tail(files: &BTreeMap<String, Vec<u8>>, tail: &str) -> BTreeMap<String, Vec<u8>> {
+pub fn with_chart_yaml_tail(
+    files: &BTreeMap<String, Vec<u8>>,
+    tail: &str,
+) -> BTreeMap<String, Vec<u8>> {
     let mut files = files.clone();
     let mut chart_yaml = files["Chart.yaml"].clone();
     chart_yaml.extend_from_slice(tail.as_bytes());
@@ -73,7 +79,15 @@ impl RepoDir {
 
     /// Writes `bytes` at `root/<file>` and lists it in the index under `url` (relative or
     /// absolute) with the digest of `digest_of` (normally the same bytes).
-    pub fn add_raw(&mut self, name: &str, version: &str, file: &str, url: &str, bytes: &[u8], digest_of: Option<&[u8]>) {
+    pub fn add_raw(
+        &mut self,
+        name: &str,
+        version: &str,
+        file: &str,
+        url: &str,
+        bytes: &[u8],
+        digest_of: Option<&[u8]>,
+    ) {
         let path = self.root.join(file);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, bytes).unwrap();
@@ -87,7 +101,13 @@ impl RepoDir {
 
     /// Packages `files` as `<name>-<version>.tgz` under `dir` (relative to root) and lists it
     /// with a relative URL. Returns the archive.
-    pub fn add(&mut self, name: &str, version: &str, dir: &str, files: &BTreeMap<String, Vec<u8>>) -> Vec<u8> {
+    pub fn add(
+        &mut self,
+        name: &str,
+        version: &str,
+        dir: &str,
+        files: &BTreeMap<String, Vec<u8>>,
+    ) -> Vec<u8> {
         let bytes = write_tgz(name, &with_version(files, version)).unwrap();
         let file = if dir.is_empty() {
             format!("{name}-{version}.tgz")
@@ -124,7 +144,8 @@ impl RepoDir {
 
 /// Writes a `repositories.yaml` as `helm repo add` would, from (name, url, extra YAML lines).
 pub fn write_repositories(path: &Path, entries: &[(&str, &str, &str)]) {
-    let mut text = String::from("apiVersion: \"\"\ngenerated: \"0001-01-01T00:00:00Z\"\nrepositories:\n");
+    let mut text =
+        String::from("apiVersion: \"\"\ngenerated: \"0001-01-01T00:00:00Z\"\nrepositories:\n");
     for (name, url, extra) in entries {
         text.push_str(&format!("- name: {name}\n  url: {url}\n"));
         for line in extra.lines() {

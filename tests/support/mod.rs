@@ -1,8 +1,10 @@
 //! Shared harnesses for the end-to-end tests. Each test binary uses only some of them.
 #![allow(dead_code)]
 
-pub mod registry;
 pub mod certs;
 pub mod chart_repo;
 pub mod http_server;
 pub mod oci_push;
+pub mod project;
+pub mod registry;
+pub mod tools;

@@ -7,7 +7,13 @@ use reqwest::Url;
 
 /// Pushes `chart_tgz` as `<repository>:<tag>` to the registry at `base` (`http://host:port`);
 /// returns the manifest's digest (`sha256:...`).
-pub fn push_chart(base: &str, repository: &str, tag: &str, chart_tgz: &[u8], config_json: &str) -> String {
+pub fn push_chart(
+    base: &str,
+    repository: &str,
+    tag: &str,
+    chart_tgz: &[u8],
+    config_json: &str,
+) -> String {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -39,9 +45,16 @@ pub fn push_chart(base: &str, repository: &str, tag: &str, chart_tgz: &[u8], con
     })
 }
 
-async fn upload_blob(client: &reqwest::Client, base: &Url, repository: &str, bytes: &[u8]) -> String {
+async fn upload_blob(
+    client: &reqwest::Client,
+    base: &Url,
+    repository: &str,
+    bytes: &[u8],
+) -> String {
     let digest = format!("sha256:{}", sha256_hex(bytes));
-    let start = base.join(&format!("/v2/{repository}/blobs/uploads/")).unwrap();
+    let start = base
+        .join(&format!("/v2/{repository}/blobs/uploads/"))
+        .unwrap();
     let response = client.post(start).send().await.unwrap();
     assert_eq!(response.status().as_u16(), 202, "blob upload start");
     let location = response.headers()["location"].to_str().unwrap().to_string();
@@ -55,6 +68,10 @@ async fn upload_blob(client: &reqwest::Client, base: &Url, repository: &str, byt
         .await
         .unwrap();
     let status = response.status();
-    assert!(status.is_success(), "blob upload: {status} {}", response.text().await.unwrap());
+    assert!(
+        status.is_success(),
+        "blob upload: {status} {}",
+        response.text().await.unwrap()
+    );
     digest
 }

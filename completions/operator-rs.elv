@@ -1,0 +1,72 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[operator-rs] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'operator-rs'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'operator-rs'= {
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand new 'Create a new operator project'
+            cand completion 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'operator-rs;new'= {
+            cand --type 'Kind of project to create'
+            cand --api-version 'API group and version of the first Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]'
+            cand --kind 'The first Kind, in CamelCase [default for Helm: the chart name in CamelCase]'
+            cand --plural 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]'
+            cand --domain 'Domain for default API groups'
+            cand --helm-chart 'Helm chart to build the operator from: a chart directory or .tgz [default: a starter chart like `helm create`]'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'operator-rs;completion'= {
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'operator-rs;help'= {
+            cand new 'Create a new operator project'
+            cand completion 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'operator-rs;help;new'= {
+        }
+        &'operator-rs;help;completion'= {
+        }
+        &'operator-rs;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

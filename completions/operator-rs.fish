@@ -1,0 +1,51 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_operator_rs_global_optspecs
+    string join \n q/quiet y/yes h/help V/version
+end
+
+function __fish_operator_rs_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_operator_rs_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_operator_rs_using_subcommand
+    set -l cmd (__fish_operator_rs_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -s h -l help -d 'Print help'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "new" -d 'Create a new operator project'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "completion" -d 'Print a shell completion script'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l type -d 'Kind of project to create' -r -f -a "rust\t'A kube-rs controller written in Rust'
+helm\t'The helm-operator image reconciling a Helm chart'"
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l api-version -d 'API group and version of the first Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l kind -d 'The first Kind, in CamelCase [default for Helm: the chart name in CamelCase]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l plural -d 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l domain -d 'Domain for default API groups' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart -d 'Helm chart to build the operator from: a chart directory or .tgz [default: a starter chart like `helm create`]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s h -l help -d 'Print help'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new completion help" -f -a "new" -d 'Create a new operator project'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new completion help" -f -a "completion" -d 'Print a shell completion script'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
