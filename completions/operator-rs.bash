@@ -19,20 +19,41 @@ _operator__rs() {
             operator__rs,completion)
                 cmd="operator__rs__subcmd__completion"
                 ;;
+            operator__rs,create)
+                cmd="operator__rs__subcmd__create"
+                ;;
             operator__rs,help)
                 cmd="operator__rs__subcmd__help"
                 ;;
             operator__rs,new)
                 cmd="operator__rs__subcmd__new"
                 ;;
+            operator__rs__subcmd__create,api)
+                cmd="operator__rs__subcmd__create__subcmd__api"
+                ;;
+            operator__rs__subcmd__create,help)
+                cmd="operator__rs__subcmd__create__subcmd__help"
+                ;;
+            operator__rs__subcmd__create__subcmd__help,api)
+                cmd="operator__rs__subcmd__create__subcmd__help__subcmd__api"
+                ;;
+            operator__rs__subcmd__create__subcmd__help,help)
+                cmd="operator__rs__subcmd__create__subcmd__help__subcmd__help"
+                ;;
             operator__rs__subcmd__help,completion)
                 cmd="operator__rs__subcmd__help__subcmd__completion"
+                ;;
+            operator__rs__subcmd__help,create)
+                cmd="operator__rs__subcmd__help__subcmd__create"
                 ;;
             operator__rs__subcmd__help,help)
                 cmd="operator__rs__subcmd__help__subcmd__help"
                 ;;
             operator__rs__subcmd__help,new)
                 cmd="operator__rs__subcmd__help__subcmd__new"
+                ;;
+            operator__rs__subcmd__help__subcmd__create,api)
+                cmd="operator__rs__subcmd__help__subcmd__create__subcmd__api"
                 ;;
             *)
                 ;;
@@ -41,7 +62,7 @@ _operator__rs() {
 
     case "${cmd}" in
         operator__rs)
-            opts="-q -y -h -V --quiet --yes --help --version new completion help"
+            opts="-q -y -h -V --quiet --yes --help --version new create completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -68,8 +89,102 @@ _operator__rs() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        operator__subcmd__rs__subcmd__create)
+            opts="-q -y -h -V --quiet --yes --help --version api help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__create__subcmd__api)
+            opts="-q -y -h -V --api-version --kind --plural --helm-chart --helm-chart-version --helm-chart-repo --plain-http --quiet --yes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --api-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --plural)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-chart)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-chart-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-chart-repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__create__subcmd__help)
+            opts="api help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__create__subcmd__help__subcmd__api)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__create__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         operator__subcmd__rs__subcmd__help)
-            opts="new completion help"
+            opts="new create completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -85,6 +200,34 @@ _operator__rs() {
         operator__subcmd__rs__subcmd__help__subcmd__completion)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__help__subcmd__create)
+            opts="api"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__help__subcmd__create__subcmd__api)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -125,7 +268,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__new)
-            opts="-q -y -h -V --type --api-version --kind --plural --domain --helm-chart --quiet --yes --help --version"
+            opts="-q -y -h -V --type --api-version --kind --plural --domain --helm-chart --helm-chart-version --helm-chart-repo --plain-http --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -152,6 +295,14 @@ _operator__rs() {
                     return 0
                     ;;
                 --helm-chart)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-chart-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-chart-repo)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

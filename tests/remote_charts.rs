@@ -898,3 +898,142 @@ fn oci_layer_digest_mismatch_is_refused() {
     );
     assert!(text.contains(&claimed), "{text}");
 }
+
+// ---- through the binary: `new` with remote charts ----
+
+/// `operator-rs` with Helm's files pointed into the fixture, never at the user's own.
+fn operator_rs(fixture: &Fixture, cwd: &Path) -> assert_cmd::Command {
+    let mut command = support::project::operator_rs(cwd);
+    let options = fixture.options();
+    command
+        .env("HELM_REPOSITORY_CONFIG", &options.helm.repository_config)
+        .env("HELM_REPOSITORY_CACHE", &options.helm.repository_cache)
+        .env("HELM_REGISTRY_CONFIG", &options.helm.registry_config);
+    command
+}
+
+#[test]
+fn new_from_an_oci_chart_makes_the_same_project_as_the_local_chart() {
+    init();
+    let registry = support::registry::Registry::start();
+    let fixture = Fixture::new();
+    let local = support::chart_repo::shared_chart(CHART);
+    let files = chart_files(CHART);
+    let tgz = operator_rs::chart::archive::write_tgz(CHART, &files).unwrap();
+    support::oci_push::push_chart(
+        &registry.url(),
+        "charts/hello-world",
+        "0.1.0",
+        &tgz,
+        &config_json(&files),
+    );
+
+    let from_local = fixture.path("from-local");
+    let from_oci = fixture.path("from-oci");
+    for dir in [&from_local, &from_oci] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    operator_rs(&fixture, &from_local)
+        .args(["new", "demo", "--type=helm", "--helm-chart"])
+        .arg(&local)
+        .assert()
+        .success();
+    let output = operator_rs(&fixture, &from_oci)
+        .args([
+            "new",
+            "demo",
+            "--type=helm",
+            "--plain-http",
+            "--helm-chart-version=0.1.0",
+        ])
+        .arg(format!(
+            "--helm-chart=oci://{}/charts/hello-world",
+            registry.host()
+        ))
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
+    assert!(
+        stdout.contains("Fetched chart hello-world 0.1.0 from oci://"),
+        "{stdout}"
+    );
+    let local_tree = support::project::read_tree(&from_local.join("demo"));
+    let oci_tree = support::project::read_tree(&from_oci.join("demo"));
+    assert_eq!(
+        local_tree.keys().collect::<Vec<_>>(),
+        oci_tree.keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &local_tree {
+        assert!(oci_tree[path] == *bytes, "{path} differs");
+    }
+}
+
+#[test]
+fn new_from_repo_slash_name_and_failures_that_leave_nothing() {
+    let repo = standard_repo();
+    let fixture = &repo.fixture;
+    let work = fixture.path("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let output = operator_rs(fixture, &work)
+        .args([
+            "new",
+            "--type=helm",
+            "--helm-chart=local/hello-world",
+            "--helm-chart-version=~0.2",
+        ])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
+    assert!(
+        stdout.contains("Fetched chart hello-world 0.2.0"),
+        "{stdout}"
+    );
+    let copied =
+        support::project::read_tree(&work.join("hello-world-operator/helm-charts/hello-world"));
+    assert_eq!(copied, with_version(&chart_files(CHART), "0.2.0"));
+
+    let empty = fixture.path("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let output = operator_rs(fixture, &empty)
+        .args([
+            "new",
+            "--type=helm",
+            "--helm-chart=local/hello-world",
+            "--helm-chart-version=9.9.9",
+        ])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&output.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("the newest versions are 2.0.0-rc.1, 1.1.0"),
+        "{stderr}"
+    );
+    std::fs::remove_file(fixture.path("served/stable/charts/hello-world-1.1.0.tgz")).unwrap();
+    let output = operator_rs(fixture, &empty)
+        .args(["new", "--type=helm", "--helm-chart=local/hello-world"])
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&output.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("hello-world-1.1.0.tgz") && stderr.contains("404"),
+        "{stderr}"
+    );
+    operator_rs(fixture, &empty)
+        .args([
+            "new",
+            "--type=helm",
+            "--helm-chart=hello-world",
+            "--helm-chart-version=1.0.0",
+        ])
+        .arg(format!("--helm-chart-repo={}/stable", repo.server.url()))
+        .assert()
+        .success();
+    // Only the successful run left a project; the failures left nothing, not even staging.
+    assert_eq!(
+        support::project::list_entries(&empty)
+            .iter()
+            .filter(|e| !e.contains('/'))
+            .count(),
+        1
+    );
+}

@@ -31,7 +31,7 @@ pub enum DependencyError {
     BadOci {
         chart: String,
         name: String,
-        error: OciError,
+        error: Box<OciError>,
     },
     #[error(
         "dependency {name} of chart {chart} has no `repository` and is not vendored under charts/; add the repository to Chart.yaml or the chart to charts/"
@@ -145,13 +145,16 @@ pub fn declared(chart: &Chart) -> Result<Vec<Dependency>, DependencyError> {
         let Some(bytes) = chart.files.get(file) else {
             continue;
         };
-        let list: DependencyList =
-            crate::yaml::from_str(&String::from_utf8_lossy(bytes)).map_err(|e| {
-                DependencyError::BadList {
-                    chart: chart.name().to_string(),
-                    file,
-                    detail: e.to_string(),
-                }
+        let text = String::from_utf8_lossy(bytes);
+        let list: DependencyList = crate::yaml::from_str(&text)
+            .or_else(|first_error| {
+                // As for the metadata: unreleased charts carry `version: %VERSION%`.
+                crate::yaml::from_str(&super::quote_placeholders(&text)).map_err(|_| first_error)
+            })
+            .map_err(|e| DependencyError::BadList {
+                chart: chart.name().to_string(),
+                file,
+                detail: e.to_string(),
             })?;
         if let Some(dependencies) = list.dependencies.filter(|d| !d.is_empty()) {
             return Ok(dependencies);
@@ -341,7 +344,7 @@ fn parse_origin(chart: &str, name: &str, repository: &str) -> Result<Origin, Dep
             DependencyError::BadOci {
                 chart: chart.to_string(),
                 name: name.to_string(),
-                error,
+                error: Box::new(error),
             }
         })?;
         return Ok(Origin::Oci(reference.child(name)));
@@ -509,6 +512,15 @@ mod tests {
         assert!(!stale.files.contains_key("charts/redis-16.0.0.tgz"));
         assert!(stale.files.contains_key("charts/redis-17.3.14.tgz"));
         assert!(super::missing(&stale).unwrap().is_empty());
+    }
+
+    #[test]
+    fn unreleased_placeholders_do_not_hide_dependencies() {
+        let c = chart(&[(
+            "Chart.yaml",
+            b"apiVersion: v2\nname: parent\nversion: %VERSION%\ndependencies:\n- name: x\n  version: 1.0.0\n  repository: https://charts.example.org\n".to_vec(),
+        )]);
+        assert_eq!(missing(&c).unwrap().len(), 1);
     }
 
     #[test]

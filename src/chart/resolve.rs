@@ -77,12 +77,9 @@ pub enum ResolveError {
         name: String,
         error: Box<ResolveError>,
     },
-    #[error(
-        "dependency {name} of chart {chart}: {path} has version {found}, but Chart.yaml asks for {wanted}"
-    )]
+    /// Always inside [`ResolveError::InDependency`], which names the chart and dependency.
+    #[error("{path} has version {found}, but Chart.yaml asks for {wanted}")]
     FileVersion {
-        chart: String,
-        name: String,
         path: PathBuf,
         found: String,
         wanted: String,
@@ -173,7 +170,9 @@ impl Resolver<'_> {
             } => {
                 let path = self.options.helm.repository_config.clone();
                 let entry = repo::find_by_name(self.repositories()?, repo, &path)?;
-                let fetched = self.from_repository(&entry, chart, version, true).await?;
+                let fetched = self
+                    .fetch_from_repository(&entry, chart, version, true)
+                    .await?;
                 let version = fetched.version.clone();
                 (self.read(fetched)?, None, Some(version))
             }
@@ -183,18 +182,20 @@ impl Resolver<'_> {
                 version,
             } => {
                 let (entry, cached) = self.entry_for_url(url)?;
-                let fetched = self.from_repository(&entry, chart, version, cached).await?;
+                let fetched = self
+                    .fetch_from_repository(&entry, chart, version, cached)
+                    .await?;
                 let version = fetched.version.clone();
                 (self.read(fetched)?, None, Some(version))
             }
             ChartSource::Url(url) => {
-                let fetched = self.from_url(url).await?;
+                let fetched = self.fetch_url(url).await?;
                 let chart = self.read(fetched)?;
                 let version = chart.metadata.version.clone();
                 (chart, None, version)
             }
             ChartSource::Oci { reference, version } => {
-                let fetched = self.from_registry(reference, version).await?;
+                let fetched = self.fetch_from_registry(reference, version).await?;
                 let version = fetched.version.clone();
                 (self.read(fetched)?, None, Some(version))
             }
@@ -282,7 +283,7 @@ impl Resolver<'_> {
     }
 
     /// Chooses a version of `chart` in the repository and downloads it, verified.
-    async fn from_repository(
+    async fn fetch_from_repository(
         &mut self,
         entry: &RepositoryEntry,
         chart: &str,
@@ -345,7 +346,7 @@ impl Resolver<'_> {
 
     /// A chart archive by URL; the repository it lives under, if configured, lends its
     /// credentials and TLS settings.
-    async fn from_url(&mut self, url: &str) -> Result<Fetched, ResolveError> {
+    async fn fetch_url(&mut self, url: &str) -> Result<Fetched, ResolveError> {
         let parsed = Url::parse(url).map_err(|e| RepoError::BadRepositoryUrl {
             url: url.to_string(),
             detail: e.to_string(),
@@ -366,7 +367,7 @@ impl Resolver<'_> {
         })
     }
 
-    async fn from_registry(
+    async fn fetch_from_registry(
         &mut self,
         reference: &OciReference,
         spec: &VersionSpec,
@@ -431,7 +432,7 @@ impl Resolver<'_> {
                         };
                         let path = base.join(relative);
                         let (version, bytes) = self
-                            .from_directory(&chart_name, &missing.name, &path, &missing.spec, depth)
+                            .pack_directory(&path, &missing.spec, depth)
                             .await
                             .map_err(in_dependency)?;
                         (version, bytes, path.display().to_string())
@@ -470,23 +471,21 @@ impl Resolver<'_> {
             Origin::Named(repo_name) => {
                 let path = self.options.helm.repository_config.clone();
                 let entry = repo::find_by_name(self.repositories()?, repo_name, &path)?;
-                self.from_repository(&entry, name, spec, true).await
+                self.fetch_from_repository(&entry, name, spec, true).await
             }
             Origin::Url(url) => {
                 let (entry, cached) = self.entry_for_url(url)?;
-                self.from_repository(&entry, name, spec, cached).await
+                self.fetch_from_repository(&entry, name, spec, cached).await
             }
-            Origin::Oci(reference) => self.from_registry(reference, spec).await,
+            Origin::Oci(reference) => self.fetch_from_registry(reference, spec).await,
             Origin::File(_) => unreachable_file(),
         }
     }
 
     /// A `file://` dependency: the directory, its own dependencies vendored, packed as Helm
     /// packs it.
-    async fn from_directory(
+    async fn pack_directory(
         &mut self,
-        parent: &str,
-        name: &str,
         path: &Path,
         spec: &VersionSpec,
         depth: usize,
@@ -495,8 +494,6 @@ impl Resolver<'_> {
         let version = sub.metadata.version.clone().unwrap_or_default();
         if !spec.is_latest() && !spec.matches(&version) {
             return Err(ResolveError::FileVersion {
-                chart: parent.to_string(),
-                name: name.to_string(),
                 path: path.to_path_buf(),
                 found: version,
                 wanted: spec.to_string(),

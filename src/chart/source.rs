@@ -125,14 +125,15 @@ impl ChartSource {
 
         if chart.starts_with("oci://") {
             let reference = OciReference::parse(chart)?;
-            if let (Some(tag), false) = (&reference.tag, spec.is_latest()) {
-                if !spec.matches(tag) && !spec.matches(&tag.replace('_', "+")) {
-                    return Err(SourceError::TwoVersions {
-                        chart: chart.to_string(),
-                        tag: tag.clone(),
-                        version: version.unwrap_or_default().to_string(),
-                    });
-                }
+            if let (Some(tag), false) = (&reference.tag, spec.is_latest())
+                && !spec.matches(tag)
+                && !spec.matches(&tag.replace('_', "+"))
+            {
+                return Err(SourceError::TwoVersions {
+                    chart: chart.to_string(),
+                    tag: tag.clone(),
+                    version: version.unwrap_or_default().to_string(),
+                });
             }
             return Ok(ChartSource::Oci {
                 reference,

@@ -7,12 +7,7 @@ use std::path::{Path, PathBuf};
 use operator_rs::chart::archive::write_tgz;
 use operator_rs::chart::download::sha256_hex;
 
-/// `../shared/charts/<name>`, the real charts the tests use read-only.
-pub fn shared_chart(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/charts")
-        .join(name)
-}
+pub use super::project::shared_chart;
 
 /// The files of a shared chart.
 pub fn chart_files(name: &str) -> BTreeMap<String, Vec<u8>> {
