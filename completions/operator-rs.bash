@@ -16,6 +16,9 @@ _operator__rs() {
             ",$1")
                 cmd="operator__rs"
                 ;;
+            operator__rs,build)
+                cmd="operator__rs__subcmd__build"
+                ;;
             operator__rs,completion)
                 cmd="operator__rs__subcmd__completion"
                 ;;
@@ -40,6 +43,9 @@ _operator__rs() {
             operator__rs__subcmd__create__subcmd__help,help)
                 cmd="operator__rs__subcmd__create__subcmd__help__subcmd__help"
                 ;;
+            operator__rs__subcmd__help,build)
+                cmd="operator__rs__subcmd__help__subcmd__build"
+                ;;
             operator__rs__subcmd__help,completion)
                 cmd="operator__rs__subcmd__help__subcmd__completion"
                 ;;
@@ -62,12 +68,46 @@ _operator__rs() {
 
     case "${cmd}" in
         operator__rs)
-            opts="-q -y -h -V --quiet --yes --help --version new create completion help"
+            opts="-q -y -h -V --quiet --yes --help --version new create completion build help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__build)
+            opts="-q -y -h -V --builder --push --build-arg --platform --no-cache --file --label --local --quiet --yes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --builder)
+                    COMPREPLY=($(compgen -W "docker podman buildah" -- "${cur}"))
+                    return 0
+                    ;;
+                --build-arg)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -184,8 +224,22 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__help)
-            opts="new create completion help"
+            opts="new create completion build help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__help__subcmd__build)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -29,6 +29,7 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand new 'Create a new operator project'
             cand create 'Add to an existing project'
             cand completion 'Print a shell completion script'
+            cand build 'Build the operator image with docker, podman or buildah (and push it with --push)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'operator-rs;new'= {
@@ -97,10 +98,29 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'operator-rs;build'= {
+            cand --builder 'The program that builds and pushes the image'
+            cand --build-arg 'A build argument for the Dockerfile, for example BASE_IMAGE=localhost/helm-operator:dev (repeatable)'
+            cand --platform 'Target platform of the image, for example linux/arm64'
+            cand --file 'The Dockerfile, relative to the current directory [default: build/Dockerfile in the project root]'
+            cand --label 'An extra image label; wins over the OCI labels operator-rs adds (repeatable)'
+            cand --push 'Push the image to its registry after building it'
+            cand --no-cache 'Build every step again instead of reusing cached layers'
+            cand --local 'Rust projects: build the binary with cargo on this machine, then package it with the runtime stage of the Dockerfile only'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'operator-rs;help'= {
             cand new 'Create a new operator project'
             cand create 'Add to an existing project'
             cand completion 'Print a shell completion script'
+            cand build 'Build the operator image with docker, podman or buildah (and push it with --push)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'operator-rs;help;new'= {
@@ -111,6 +131,8 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
         &'operator-rs;help;create;api'= {
         }
         &'operator-rs;help;completion'= {
+        }
+        &'operator-rs;help;build'= {
         }
         &'operator-rs;help;help'= {
         }

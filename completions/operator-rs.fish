@@ -31,6 +31,7 @@ complete -c operator-rs -n "__fish_operator_rs_needs_command" -s V -l version -d
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "new" -d 'Create a new operator project'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "create" -d 'Add to an existing project'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "completion" -d 'Print a shell completion script'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "build" -d 'Build the operator image with docker, podman or buildah (and push it with --push)'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l type -d 'Kind of project to create' -r -f -a "rust\t'A kube-rs controller written in Rust'
 helm\t'The helm-operator image reconciling a Helm chart'"
@@ -69,8 +70,23 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s q
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s V -l version -d 'Print version'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion help" -f -a "new" -d 'Create a new operator project'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion help" -f -a "create" -d 'Add to an existing project'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion help" -f -a "completion" -d 'Print a shell completion script'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l builder -d 'The program that builds and pushes the image' -r -f -a "docker\t'The Docker Engine (needs a running daemon)'
+podman\t'podman (daemonless)'
+buildah\t'buildah (daemonless)'"
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l build-arg -d 'A build argument for the Dockerfile, for example BASE_IMAGE=localhost/helm-operator:dev (repeatable)' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l platform -d 'Target platform of the image, for example linux/arm64' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l file -d 'The Dockerfile, relative to the current directory [default: build/Dockerfile in the project root]' -r -F
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l label -d 'An extra image label; wins over the OCI labels operator-rs adds (repeatable)' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l push -d 'Push the image to its registry after building it'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l no-cache -d 'Build every step again instead of reusing cached layers'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l local -d 'Rust projects: build the binary with cargo on this machine, then package it with the runtime stage of the Dockerfile only'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build help" -f -a "new" -d 'Create a new operator project'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build help" -f -a "create" -d 'Add to an existing project'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build help" -f -a "completion" -d 'Print a shell completion script'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build help" -f -a "build" -d 'Build the operator image with docker, podman or buildah (and push it with --push)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and __fish_seen_subcommand_from create" -f -a "api" -d 'Add a Kind (with its chart or controller) to the project in this directory or above'

@@ -1,9 +1,12 @@
 //! Every command-line flag of operator-rs. This is the single source for parsing, `--help`,
 //! shell completions and the README's command reference.
 
+use std::path::PathBuf;
+
 use clap::{Args, Parser, Subcommand};
 use clap_complete::Shell;
 
+use crate::image::BuilderKind;
 use crate::project::ProjectType;
 
 #[derive(Debug, Parser)]
@@ -44,6 +47,9 @@ pub enum Command {
 
     /// Print a shell completion script
     Completion(CompletionArgs),
+
+    /// Build the operator image with docker, podman or buildah (and push it with --push)
+    Build(BuildArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -128,4 +134,42 @@ pub struct CompletionArgs {
     /// The shell to complete for
     #[arg(value_enum)]
     pub shell: Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// The image to build, [REGISTRY[:PORT]/]REPOSITORY[:TAG]; the tag defaults to latest
+    pub image: String,
+
+    /// The program that builds and pushes the image
+    #[arg(long, value_enum, env = "OPERATOR_RS_BUILDER", default_value_t = BuilderKind::Docker)]
+    pub builder: BuilderKind,
+
+    /// Push the image to its registry after building it
+    #[arg(long)]
+    pub push: bool,
+
+    /// A build argument for the Dockerfile, for example BASE_IMAGE=localhost/helm-operator:dev (repeatable)
+    #[arg(long = "build-arg", value_name = "KEY=VALUE", value_parser = crate::image::parse_key_value)]
+    pub build_args: Vec<(String, String)>,
+
+    /// Target platform of the image, for example linux/arm64
+    #[arg(long)]
+    pub platform: Option<String>,
+
+    /// Build every step again instead of reusing cached layers
+    #[arg(long)]
+    pub no_cache: bool,
+
+    /// The Dockerfile, relative to the current directory [default: build/Dockerfile in the project root]
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+
+    /// An extra image label; wins over the OCI labels operator-rs adds (repeatable)
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = crate::image::parse_key_value)]
+    pub labels: Vec<(String, String)>,
+
+    /// Rust projects: build the binary with cargo on this machine, then package it with the runtime stage of the Dockerfile only
+    #[arg(long)]
+    pub local: bool,
 }

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod fsutil;
+pub mod image;
 pub mod names;
 pub mod project;
 pub mod rbac;

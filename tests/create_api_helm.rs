@@ -55,15 +55,19 @@ fn two_more_kinds_with_their_charts() {
             "--api-version=demo.example.com/v1beta1",
             "--helm-chart",
         ])
-        .arg(shared_chart("kube-state-metrics"))
+        .arg(shared_chart("alertmanager"))
         .assert()
         .success();
     let stdout = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
     assert!(
-        stdout.contains("created deploy/crds/demo.example.com_kubestatemetrics_crd.yaml"),
+        stdout.contains("created deploy/crds/demo.example.com_alertmanagers_crd.yaml"),
         "{stdout}"
     );
     assert!(stdout.contains("changed deploy/role.yaml"), "{stdout}");
+    assert!(
+        !stdout.contains("ClusterRole"),
+        "alertmanager is namespaced: {stdout}"
+    );
 
     let output = operator_rs(&project)
         .args([
@@ -101,9 +105,32 @@ fn two_more_kinds_with_their_charts() {
         "{project_file}"
     );
 
+    assert_role_covers_every_chart(&project);
     let (manifests, _) = deploy_files(&project);
     support::tools::kubernetes_validate(&manifests);
     insta::assert_snapshot!("create_api_helm_two_kinds", generated_text(&project));
+}
+
+/// The role file grants every verb the helm-operator uses on every kind of every chart.
+fn assert_role_covers_every_chart(project: &Path) {
+    let role = std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap();
+    let rules = operator_rs::rbac::rules_from_yaml(&role).unwrap();
+    for entry in std::fs::read_dir(project.join("helm-charts")).unwrap() {
+        let chart = operator_rs::chart::load_local(&entry.unwrap().path()).unwrap();
+        for found in operator_rs::chart::kinds::scan(&chart).kinds {
+            let resource = operator_rs::rbac::resolve(found.group(), &found.kind).unwrap();
+            for verb in operator_rs::rbac::RELEASE_VERBS {
+                assert!(
+                    rules
+                        .iter()
+                        .any(|r| r.allows(&resource.group, &resource.plural, verb)),
+                    "{}: {} lacks {verb}",
+                    chart.name(),
+                    found.kind
+                );
+            }
+        }
+    }
 }
 
 /// Runs `create api` expecting a refusal: the exit code, the message, and a project that is

@@ -211,15 +211,7 @@ fn plan_rbac(
 
     let role_text = read(root, "deploy/role.yaml")?;
     let (was_cluster, existing_rules) = parse_role(&role_text)?;
-    let mut rules = rbac::merge(&existing_rules, &regenerated.rules);
-    // Rules read back from the file lost their comments: take them from the generated twin.
-    for rule in &mut rules {
-        if rule.comment.is_none()
-            && let Some(twin) = regenerated.rules.iter().find(|r| same_rule(r, rule))
-        {
-            rule.comment = twin.comment.clone();
-        }
-    }
+    let rules = rbac::merge(&existing_rules, &regenerated.rules);
     let cluster_scoped = was_cluster || regenerated.cluster_scoped;
     let skips = helm_project::role_checkov_skips(&rules);
     let rules_yaml = rbac::rules_yaml(&rules);
@@ -228,6 +220,7 @@ fn plan_rbac(
         cluster_scoped,
         rules_yaml: &rules_yaml,
         checkov_skips: &skips,
+        cluster_reasons: &regenerated.cluster_reasons,
     };
     changes.add("deploy/role.yaml", scaffold::helm::role_file(&role)?);
     let scope_change = cluster_scoped && !was_cluster;
@@ -240,50 +233,16 @@ fn plan_rbac(
     Ok(scope_change)
 }
 
-fn same_rule(a: &Rule, b: &Rule) -> bool {
-    a.api_groups == b.api_groups && a.resources == b.resources && a.verbs == b.verbs
-}
-
-/// The kind (ClusterRole or not) and rules of an existing `deploy/role.yaml`.
+/// The kind (ClusterRole or not) and rules, with their comments, of an existing role file.
 fn parse_role(text: &str) -> anyhow::Result<(bool, Vec<Rule>)> {
-    let role: serde_json::Value = crate::yaml::from_str(text)
-        .map_err(|e| anyhow::anyhow!("deploy/role.yaml is not valid YAML: {e}"))?;
-    let cluster = role.get("kind").and_then(|k| k.as_str()) == Some("ClusterRole");
-    let strings = |value: Option<&serde_json::Value>| -> Vec<String> {
-        value
-            .and_then(|v| v.as_array())
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|i| i.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let mut rules = Vec::new();
-    for (index, rule) in role
-        .get("rules")
-        .and_then(|r| r.as_array())
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        if let Some(field) = ["resourceNames", "nonResourceURLs"]
-            .iter()
-            .find(|f| rule.get(**f).is_some())
-        {
-            return Err(usage(format!(
-                "rule {} of deploy/role.yaml uses {field}, which create api cannot merge safely: move that rule into its own Role, then run create api again",
-                index + 1
-            )));
-        }
-        rules.push(Rule {
-            api_groups: strings(rule.get("apiGroups")),
-            resources: strings(rule.get("resources")),
-            verbs: strings(rule.get("verbs")),
-            comment: None,
-        });
-    }
+    let cluster = text
+        .lines()
+        .any(|line| line.trim_end() == "kind: ClusterRole");
+    let rules = rbac::rules_from_yaml(text).map_err(|e| {
+        usage(format!(
+            "deploy/role.yaml cannot be merged automatically: {e}"
+        ))
+    })?;
     Ok((cluster, rules))
 }
 

@@ -1,5 +1,6 @@
 //! One module per subcommand. Each reads its inputs, calls the domain modules and reports.
 
+mod build;
 mod completion;
 mod create_api;
 mod helm_project;
@@ -15,5 +16,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::New(args) => new::run(&ui, args),
         Command::Create(CreateCommand::Api(args)) => create_api::run(&ui, args),
         Command::Completion(args) => completion::run(args),
+        Command::Build(args) => build::run(&ui, args),
     }
 }

@@ -115,6 +115,7 @@ fn helm_plan(
         cluster_scoped: rbac_plan.cluster_scoped,
         rules_yaml: crate::rbac::rules_yaml(&rbac_plan.rules),
         role_checkov_skips: helm_project::role_checkov_skips(&rbac_plan.rules),
+        cluster_reasons: rbac_plan.cluster_reasons.clone(),
     };
     let plan = scaffold::helm::plan(&project_spec)?;
 

@@ -34,6 +34,7 @@ pub struct HelmProject<'a> {
     pub rules_yaml: String,
     /// checkov checks that do not apply to the role, each with its reason.
     pub role_checkov_skips: Vec<String>,
+    pub cluster_reasons: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -65,16 +66,15 @@ pub struct RoleSpec<'a> {
     pub rules_yaml: &'a str,
     /// checkov checks that do not apply to the role, each `CHECK=reason`.
     pub checkov_skips: &'a [String],
+    /// Why the role is cluster-scoped, one phrase each.
+    pub cluster_reasons: &'a [String],
 }
 
 fn role_context(role: &RoleSpec) -> tera::Context {
     let mut context = tera::Context::new();
     context.insert("project_name", role.project_name);
     context.insert("cluster_scoped", &role.cluster_scoped);
-    context.insert(
-        "cluster_reason",
-        "see the rules marked cluster-scoped below",
-    );
+    context.insert("cluster_reason", &role.cluster_reasons.join(", "));
     context.insert("rules_yaml", role.rules_yaml.trim_end());
     context.insert("checkov_skips", role.checkov_skips);
     context
@@ -105,6 +105,7 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
         cluster_scoped: project.cluster_scoped,
         rules_yaml: &project.rules_yaml,
         checkov_skips: &project.role_checkov_skips,
+        cluster_reasons: &project.cluster_reasons,
     };
     let mut context = role_context(&role);
     context.insert("helm_operator_image", HELM_OPERATOR_IMAGE);
