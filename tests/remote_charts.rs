@@ -1037,3 +1037,46 @@ fn new_from_repo_slash_name_and_failures_that_leave_nothing() {
         1
     );
 }
+
+#[test]
+fn templates_of_fetched_dependencies_count_for_rbac() {
+    let fixture = Fixture::new();
+    let root = fixture.path("served");
+    let server = HttpServer::start(static_files(root.clone(), None));
+    let mut repo = RepoDir::new(&root);
+    repo.add(
+        "kube-state-metrics",
+        "8.4.0",
+        "",
+        &chart_files("kube-state-metrics"),
+    );
+    repo.write_index();
+    let parent = with_chart_yaml_tail(
+        &chart_files(CHART),
+        &format!(
+            "dependencies:\n- name: kube-state-metrics\n  version: \"^8\"\n  repository: {}\n  condition: metrics.enabled\n",
+            server.url()
+        ),
+    );
+    write_dir(&fixture.path("work/parent"), &parent);
+    let work = fixture.path("work");
+    let output = operator_rs(&fixture, &work)
+        .args(["new", "demo", "--type=helm", "--helm-chart=parent"])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
+    assert!(
+        stdout.contains("Fetched dependency kube-state-metrics 8.4.0"),
+        "{stdout}"
+    );
+    let project = work.join("demo");
+    assert!(
+        project
+            .join("helm-charts/hello-world/charts/kube-state-metrics-8.4.0.tgz")
+            .is_file()
+    );
+    // hello-world alone needs only a Role; the subchart's ClusterRole makes it cluster-wide.
+    let role = std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap();
+    assert!(role.contains("kind: ClusterRole"), "{role}");
+    assert!(role.contains("clusterrolebindings"), "{role}");
+}
