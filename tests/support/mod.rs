@@ -8,6 +8,7 @@ pub mod http_server;
 pub mod images;
 pub mod oci;
 pub mod oci_push;
+pub mod openapi;
 pub mod project;
 pub mod registry;
 pub mod tools;
