@@ -14,8 +14,8 @@ trap 'rm -rf "$work"' EXIT
 echo "chart: $largest ($(du -sh "$largest" | cut -f1))"
 hyperfine --warmup 3 --runs 30 --style basic --export-json "$work/result.json" \
     --prepare "rm -rf $work/out" \
-    -n "cp -r" "cp -r $largest $work/out" \
-    -n "operator-rs new" "$binary new $work/out --type=helm --yes --quiet --helm-chart=$largest"
+    -n "cp -r" "cd $work && cp -r $largest out" \
+    -n "operator-rs new" "cd $work && $binary new out --type=helm --yes --quiet --helm-chart=$largest"
 python3 - "$work/result.json" <<'PY'
 import json, statistics, sys
 results = {r["command"]: statistics.median(r["times"]) for r in json.load(open(sys.argv[1]))["results"]}

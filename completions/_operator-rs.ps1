@@ -30,7 +30,9 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Create a new operator project')
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Add to an existing project')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Build the operator image with docker, podman or buildah (and push it with --push)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Regenerate files of a project from its code')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -41,7 +43,10 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'The first Kind, in CamelCase [default for Helm: the chart name in CamelCase]')
             [CompletionResult]::new('--plural', '--plural', [CompletionResultType]::ParameterName, 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]')
             [CompletionResult]::new('--domain', '--domain', [CompletionResultType]::ParameterName, 'Domain for default API groups')
-            [CompletionResult]::new('--helm-chart', '--helm-chart', [CompletionResultType]::ParameterName, 'Helm chart to build the operator from: a chart directory or .tgz [default: a starter chart like `helm create`]')
+            [CompletionResult]::new('--helm-chart', '--helm-chart', [CompletionResultType]::ParameterName, 'Helm chart to build the operator from: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]')
+            [CompletionResult]::new('--helm-chart-version', '--helm-chart-version', [CompletionResultType]::ParameterName, 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]')
+            [CompletionResult]::new('--helm-chart-repo', '--helm-chart-repo', [CompletionResultType]::ParameterName, 'Chart repository URL to find --helm-chart in, like `helm install --repo`')
+            [CompletionResult]::new('--plain-http', '--plain-http', [CompletionResultType]::ParameterName, 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
@@ -52,6 +57,48 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'operator-rs;create' {
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('api', 'api', [CompletionResultType]::ParameterValue, 'Add a Kind (with its chart or controller) to the project in this directory or above')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'operator-rs;create;api' {
+            [CompletionResult]::new('--api-version', '--api-version', [CompletionResultType]::ParameterName, 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'The Kind, in CamelCase [default for Helm: the chart name in CamelCase]')
+            [CompletionResult]::new('--plural', '--plural', [CompletionResultType]::ParameterName, 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]')
+            [CompletionResult]::new('--helm-chart', '--helm-chart', [CompletionResultType]::ParameterName, 'Helm projects: the chart for the Kind: a directory, .tgz, repo/name, URL or oci:// reference [default: a starter chart]')
+            [CompletionResult]::new('--helm-chart-version', '--helm-chart-version', [CompletionResultType]::ParameterName, 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]')
+            [CompletionResult]::new('--helm-chart-repo', '--helm-chart-repo', [CompletionResultType]::ParameterName, 'Chart repository URL to find --helm-chart in, like `helm install --repo`')
+            [CompletionResult]::new('--plain-http', '--plain-http', [CompletionResultType]::ParameterName, 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'operator-rs;create;help' {
+            [CompletionResult]::new('api', 'api', [CompletionResultType]::ParameterValue, 'Add a Kind (with its chart or controller) to the project in this directory or above')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'operator-rs;create;help;api' {
+            break
+        }
+        'operator-rs;create;help;help' {
+            break
+        }
         'operator-rs;completion' {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
@@ -59,6 +106,25 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'operator-rs;build' {
+            [CompletionResult]::new('--builder', '--builder', [CompletionResultType]::ParameterName, 'The program that builds and pushes the image')
+            [CompletionResult]::new('--build-arg', '--build-arg', [CompletionResultType]::ParameterName, 'A build argument for the Dockerfile, for example BASE_IMAGE=localhost/helm-operator:dev (repeatable)')
+            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Target platform of the image, for example linux/arm64')
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'The Dockerfile, relative to the current directory [default: build/Dockerfile in the project root]')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'An extra image label; wins over the OCI labels operator-rs adds (repeatable)')
+            [CompletionResult]::new('--push', '--push', [CompletionResultType]::ParameterName, 'Push the image to its registry after building it')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Build every step again instead of reusing cached layers')
+            [CompletionResult]::new('--local', '--local', [CompletionResultType]::ParameterName, 'Rust projects: build the binary with cargo on this machine, then package it with the runtime stage of the Dockerfile only')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
@@ -101,7 +167,9 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
         }
         'operator-rs;help' {
             [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Create a new operator project')
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Add to an existing project')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Build the operator image with docker, podman or buildah (and push it with --push)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Regenerate files of a project from its code')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -109,7 +177,17 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
         'operator-rs;help;new' {
             break
         }
+        'operator-rs;help;create' {
+            [CompletionResult]::new('api', 'api', [CompletionResultType]::ParameterValue, 'Add a Kind (with its chart or controller) to the project in this directory or above')
+            break
+        }
+        'operator-rs;help;create;api' {
+            break
+        }
         'operator-rs;help;completion' {
+            break
+        }
+        'operator-rs;help;build' {
             break
         }
         'operator-rs;help;generate' {

@@ -16,8 +16,14 @@ _operator__rs() {
             ",$1")
                 cmd="operator__rs"
                 ;;
+            operator__rs,build)
+                cmd="operator__rs__subcmd__build"
+                ;;
             operator__rs,completion)
                 cmd="operator__rs__subcmd__completion"
+                ;;
+            operator__rs,create)
+                cmd="operator__rs__subcmd__create"
                 ;;
             operator__rs,generate)
                 cmd="operator__rs__subcmd__generate"
@@ -27,6 +33,18 @@ _operator__rs() {
                 ;;
             operator__rs,new)
                 cmd="operator__rs__subcmd__new"
+                ;;
+            operator__rs__subcmd__create,api)
+                cmd="operator__rs__subcmd__create__subcmd__api"
+                ;;
+            operator__rs__subcmd__create,help)
+                cmd="operator__rs__subcmd__create__subcmd__help"
+                ;;
+            operator__rs__subcmd__create__subcmd__help,api)
+                cmd="operator__rs__subcmd__create__subcmd__help__subcmd__api"
+                ;;
+            operator__rs__subcmd__create__subcmd__help,help)
+                cmd="operator__rs__subcmd__create__subcmd__help__subcmd__help"
                 ;;
             operator__rs__subcmd__generate,crds)
                 cmd="operator__rs__subcmd__generate__subcmd__crds"
@@ -40,8 +58,14 @@ _operator__rs() {
             operator__rs__subcmd__generate__subcmd__help,help)
                 cmd="operator__rs__subcmd__generate__subcmd__help__subcmd__help"
                 ;;
+            operator__rs__subcmd__help,build)
+                cmd="operator__rs__subcmd__help__subcmd__build"
+                ;;
             operator__rs__subcmd__help,completion)
                 cmd="operator__rs__subcmd__help__subcmd__completion"
+                ;;
+            operator__rs__subcmd__help,create)
+                cmd="operator__rs__subcmd__help__subcmd__create"
                 ;;
             operator__rs__subcmd__help,generate)
                 cmd="operator__rs__subcmd__help__subcmd__generate"
@@ -51,6 +75,9 @@ _operator__rs() {
                 ;;
             operator__rs__subcmd__help,new)
                 cmd="operator__rs__subcmd__help__subcmd__new"
+                ;;
+            operator__rs__subcmd__help__subcmd__create,api)
+                cmd="operator__rs__subcmd__help__subcmd__create__subcmd__api"
                 ;;
             operator__rs__subcmd__help__subcmd__generate,crds)
                 cmd="operator__rs__subcmd__help__subcmd__generate__subcmd__crds"
@@ -62,7 +89,7 @@ _operator__rs() {
 
     case "${cmd}" in
         operator__rs)
-            opts="-q -y -h -V --quiet --yes --help --version new completion generate help"
+            opts="-q -y -h -V --quiet --yes --help --version new create completion build generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -75,9 +102,137 @@ _operator__rs() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        operator__subcmd__rs__subcmd__build)
+            opts="-q -y -h -V --builder --push --build-arg --platform --no-cache --file --label --local --quiet --yes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --builder)
+                    COMPREPLY=($(compgen -W "docker podman buildah" -- "${cur}"))
+                    return 0
+                    ;;
+                --build-arg)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         operator__subcmd__rs__subcmd__completion)
             opts="-q -y -h -V --quiet --yes --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__create)
+            opts="-q -y -h -V --quiet --yes --help --version api help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__create__subcmd__api)
+            opts="-q -y -h -V --api-version --kind --plural --helm-chart --helm-chart-version --helm-chart-repo --plain-http --quiet --yes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --api-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --plural)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-chart)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-chart-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-chart-repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__create__subcmd__help)
+            opts="api help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__create__subcmd__help__subcmd__api)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__create__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -160,8 +315,22 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__help)
-            opts="new completion generate help"
+            opts="new create completion build generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__help__subcmd__build)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -176,6 +345,34 @@ _operator__rs() {
         operator__subcmd__rs__subcmd__help__subcmd__completion)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__help__subcmd__create)
+            opts="api"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__help__subcmd__create__subcmd__api)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -244,7 +441,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__new)
-            opts="-q -y -h -V --type --api-version --kind --plural --domain --helm-chart --quiet --yes --help --version"
+            opts="-q -y -h -V --type --api-version --kind --plural --domain --helm-chart --helm-chart-version --helm-chart-repo --plain-http --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -271,6 +468,14 @@ _operator__rs() {
                     return 0
                     ;;
                 --helm-chart)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-chart-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-chart-repo)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

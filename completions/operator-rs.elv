@@ -27,7 +27,9 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand new 'Create a new operator project'
+            cand create 'Add to an existing project'
             cand completion 'Print a shell completion script'
+            cand build 'Build the operator image with docker, podman or buildah (and push it with --push)'
             cand generate 'Regenerate files of a project from its code'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -37,7 +39,10 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand --kind 'The first Kind, in CamelCase [default for Helm: the chart name in CamelCase]'
             cand --plural 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]'
             cand --domain 'Domain for default API groups'
-            cand --helm-chart 'Helm chart to build the operator from: a chart directory or .tgz [default: a starter chart like `helm create`]'
+            cand --helm-chart 'Helm chart to build the operator from: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]'
+            cand --helm-chart-version 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]'
+            cand --helm-chart-repo 'Chart repository URL to find --helm-chart in, like `helm install --repo`'
+            cand --plain-http 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)'
             cand -q 'Print nothing but errors'
             cand --quiet 'Print nothing but errors'
             cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
@@ -47,6 +52,43 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'operator-rs;create'= {
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand api 'Add a Kind (with its chart or controller) to the project in this directory or above'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'operator-rs;create;api'= {
+            cand --api-version 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]'
+            cand --kind 'The Kind, in CamelCase [default for Helm: the chart name in CamelCase]'
+            cand --plural 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]'
+            cand --helm-chart 'Helm projects: the chart for the Kind: a directory, .tgz, repo/name, URL or oci:// reference [default: a starter chart]'
+            cand --helm-chart-version 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]'
+            cand --helm-chart-repo 'Chart repository URL to find --helm-chart in, like `helm install --repo`'
+            cand --plain-http 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'operator-rs;create;help'= {
+            cand api 'Add a Kind (with its chart or controller) to the project in this directory or above'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'operator-rs;create;help;api'= {
+        }
+        &'operator-rs;create;help;help'= {
+        }
         &'operator-rs;completion'= {
             cand -q 'Print nothing but errors'
             cand --quiet 'Print nothing but errors'
@@ -54,6 +96,24 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
             cand -h 'Print help'
             cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'operator-rs;build'= {
+            cand --builder 'The program that builds and pushes the image'
+            cand --build-arg 'A build argument for the Dockerfile, for example BASE_IMAGE=localhost/helm-operator:dev (repeatable)'
+            cand --platform 'Target platform of the image, for example linux/arm64'
+            cand --file 'The Dockerfile, relative to the current directory [default: build/Dockerfile in the project root]'
+            cand --label 'An extra image label; wins over the OCI labels operator-rs adds (repeatable)'
+            cand --push 'Push the image to its registry after building it'
+            cand --no-cache 'Build every step again instead of reusing cached layers'
+            cand --local 'Rust projects: build the binary with cargo on this machine, then package it with the runtime stage of the Dockerfile only'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -90,13 +150,22 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
         }
         &'operator-rs;help'= {
             cand new 'Create a new operator project'
+            cand create 'Add to an existing project'
             cand completion 'Print a shell completion script'
+            cand build 'Build the operator image with docker, podman or buildah (and push it with --push)'
             cand generate 'Regenerate files of a project from its code'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'operator-rs;help;new'= {
         }
+        &'operator-rs;help;create'= {
+            cand api 'Add a Kind (with its chart or controller) to the project in this directory or above'
+        }
+        &'operator-rs;help;create;api'= {
+        }
         &'operator-rs;help;completion'= {
+        }
+        &'operator-rs;help;build'= {
         }
         &'operator-rs;help;generate'= {
             cand crds 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'

@@ -29,7 +29,9 @@ complete -c operator-rs -n "__fish_operator_rs_needs_command" -s y -l yes -d 'Ne
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -s h -l help -d 'Print help'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -s V -l version -d 'Print version'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "new" -d 'Create a new operator project'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "create" -d 'Add to an existing project'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "completion" -d 'Print a shell completion script'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "build" -d 'Build the operator image with docker, podman or buildah (and push it with --push)'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "generate" -d 'Regenerate files of a project from its code'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l type -d 'Kind of project to create' -r -f -a "rust\t'A kube-rs controller written in Rust'
@@ -38,15 +40,51 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l api-vers
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l kind -d 'The first Kind, in CamelCase [default for Helm: the chart name in CamelCase]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l plural -d 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l domain -d 'Domain for default API groups' -r
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart -d 'Helm chart to build the operator from: a chart directory or .tgz [default: a starter chart like `helm create`]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart -d 'Helm chart to build the operator from: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart-version -d 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart-repo -d 'Chart repository URL to find --helm-chart in, like `helm install --repo`' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l plain-http -d 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s q -l quiet -d 'Print nothing but errors'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not __fish_seen_subcommand_from api help" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not __fish_seen_subcommand_from api help" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not __fish_seen_subcommand_from api help" -s h -l help -d 'Print help'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not __fish_seen_subcommand_from api help" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not __fish_seen_subcommand_from api help" -f -a "api" -d 'Add a Kind (with its chart or controller) to the project in this directory or above'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not __fish_seen_subcommand_from api help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l api-version -d 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l kind -d 'The Kind, in CamelCase [default for Helm: the chart name in CamelCase]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l plural -d 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l helm-chart -d 'Helm projects: the chart for the Kind: a directory, .tgz, repo/name, URL or oci:// reference [default: a starter chart]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l helm-chart-version -d 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l helm-chart-repo -d 'Chart repository URL to find --helm-chart in, like `helm install --repo`' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l plain-http -d 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -s h -l help -d 'Print help'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from help" -f -a "api" -d 'Add a Kind (with its chart or controller) to the project in this directory or above'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s q -l quiet -d 'Print nothing but errors'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l builder -d 'The program that builds and pushes the image' -r -f -a "docker\t'The Docker Engine (needs a running daemon)'
+podman\t'podman (daemonless)'
+buildah\t'buildah (daemonless)'"
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l build-arg -d 'A build argument for the Dockerfile, for example BASE_IMAGE=localhost/helm-operator:dev (repeatable)' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l platform -d 'Target platform of the image, for example linux/arm64' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l file -d 'The Dockerfile, relative to the current directory [default: build/Dockerfile in the project root]' -r -F
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l label -d 'An extra image label; wins over the OCI labels operator-rs adds (repeatable)' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l push -d 'Push the image to its registry after building it'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l no-cache -d 'Build every step again instead of reusing cached layers'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l local -d 'Rust projects: build the binary with cargo on this machine, then package it with the runtime stage of the Dockerfile only'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s V -l version -d 'Print version'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds help" -s q -l quiet -d 'Print nothing but errors'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds help" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds help" -s h -l help -d 'Print help'
@@ -60,8 +98,11 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from crds" -s V -l version -d 'Print version'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "crds" -d 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new completion generate help" -f -a "new" -d 'Create a new operator project'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new completion generate help" -f -a "completion" -d 'Print a shell completion script'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new completion generate help" -f -a "generate" -d 'Regenerate files of a project from its code'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new completion generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build generate help" -f -a "new" -d 'Create a new operator project'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build generate help" -f -a "create" -d 'Add to an existing project'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build generate help" -f -a "completion" -d 'Print a shell completion script'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build generate help" -f -a "build" -d 'Build the operator image with docker, podman or buildah (and push it with --push)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build generate help" -f -a "generate" -d 'Regenerate files of a project from its code'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and __fish_seen_subcommand_from create" -f -a "api" -d 'Add a Kind (with its chart or controller) to the project in this directory or above'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and __fish_seen_subcommand_from generate" -f -a "crds" -d 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'

@@ -9,6 +9,7 @@ pub mod commands;
 pub mod crdgen;
 pub mod error;
 pub mod fsutil;
+pub mod image;
 pub mod names;
 pub mod project;
 pub mod rbac;

@@ -5,6 +5,9 @@ use clap::Parser;
 use operator_rs::{cli::Cli, commands, error, ui};
 
 fn main() -> ExitCode {
+    // reqwest (charts) and kube share rustls; exactly one crypto provider may be active, or
+    // the clients panic when they first build a TLS config.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let cli = Cli::parse();
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,17 +2,14 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
-
+use super::helm_project;
 use super::inputs::{self, ApiNames};
-use crate::chart::{self, Chart, ChartError};
+use crate::chart::Chart;
 use crate::cli::NewArgs;
 use crate::error::{UsageError, usage};
-use crate::names::{self, Kind, ProjectName};
+use crate::names::{self, ProjectName};
 use crate::project::{Project, ProjectType, Resource};
-use crate::rbac;
 use crate::scaffold::{self, FilePlan, helm::HelmApi};
-use crate::schema;
 use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: NewArgs) -> anyhow::Result<()> {
@@ -23,35 +20,13 @@ pub fn run(ui: &Ui, args: NewArgs) -> anyhow::Result<()> {
     }
 }
 
-/// The chart a user named, or `None` for the starter chart.
-fn load_user_chart(ui: &Ui, args: &NewArgs) -> anyhow::Result<Option<Chart>> {
-    let Some(reference) = &args.helm_chart else {
-        return Ok(None);
-    };
-    let spinner = ui.spinner(format!("Reading chart {reference}"));
-    let loaded = chart::load_local(Path::new(reference));
-    spinner.finish_and_clear();
-    match loaded {
-        Ok(chart) => Ok(Some(chart)),
-        // The argument does not name a chart at all: that is how the command was called.
-        Err(e @ (ChartError::Missing(_) | ChartError::NoChartYaml(_))) => {
-            Err(usage(format!("--helm-chart: {e}")))
-        }
-        Err(e) => Err(anyhow::Error::new(e).context(format!("--helm-chart {reference}"))),
-    }
-}
-
 fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
-    let user_chart = load_user_chart(ui, args)?;
-    let default_kind = match &user_chart {
-        Some(chart) => Some(Kind::from_chart_name(chart.name()).map_err(|_| {
-            UsageError::new(format!(
-                "the chart name \"{}\" does not make a valid kind; pass --kind",
-                chart.name()
-            ))
-        })?),
-        None => None,
-    };
+    let user_chart =
+        helm_project::load_user_chart(ui, args.helm_chart.as_deref(), &args.chart_source)?;
+    let default_kind = user_chart
+        .as_ref()
+        .map(helm_project::kind_from_chart)
+        .transpose()?;
     let api = inputs::api_names(
         ui,
         args.kind.as_deref(),
@@ -66,7 +41,7 @@ fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
 
     let chart = match user_chart {
         Some(chart) => chart,
-        None => starter_chart(&api.kind)?,
+        None => helm_project::starter_chart(&api.kind)?,
     };
     if let Some(warning) = chart.version_warning() {
         ui.warn(warning);
@@ -84,12 +59,6 @@ fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
     })?;
     report(ui, &name, &api, &chart, &plan, &summary);
     Ok(())
-}
-
-/// The starter chart: like `helm create`, named after the kind.
-fn starter_chart(kind: &Kind) -> anyhow::Result<Chart> {
-    let files = scaffold::helm::default_chart_files(&kind.lower())?;
-    Ok(Chart::from_files("the starter chart", files)?)
 }
 
 pub(super) fn ensure_target_free(target: &Path) -> anyhow::Result<()> {
@@ -122,36 +91,10 @@ fn helm_plan(
     chart: &Chart,
 ) -> anyhow::Result<(FilePlan, Project, HelmSummary)> {
     let mut warnings = Vec::new();
-    let scan = chart::kinds::scan(chart);
-    let owned = [rbac::OwnedApi {
-        group: api.group.to_string(),
-        plural: api.plural.clone(),
-    }];
-    let rbac_plan = rbac::helm_operator_rules(&[&scan], &owned);
+    let rbac_plan = helm_project::rbac_for(&[chart], &[(api.group.as_str(), api.plural.as_str())]);
     warnings.extend(rbac_plan.warnings.iter().cloned());
-
-    let spec_schema = match chart
-        .values_schema()
-        .with_context(|| format!("chart {}", chart.origin))?
-    {
-        Some(values_schema) => schema::from_values_schema(&values_schema),
-        None => {
-            let values: serde_json::Value =
-                crate::yaml::from_str(&chart.values_text()).map_err(|e| {
-                    anyhow::anyhow!(
-                        "values.yaml of chart {} is not valid YAML: {e}",
-                        chart.origin
-                    )
-                })?;
-            schema::infer_from_values(&values)
-        }
-    };
-    if !spec_schema.relaxed.is_empty() {
-        warnings.push(format!(
-            "{} place(s) of the chart's values schema cannot be expressed in a CRD schema and accept any value; see the comments in the CRD file",
-            spec_schema.relaxed.len()
-        ));
-    }
+    let spec_schema = helm_project::spec_schema(chart)?;
+    warnings.extend(helm_project::relaxed_warning(api, &spec_schema));
 
     let chart_dir = format!("helm-charts/{}", chart.name());
     let helm_api = HelmApi {
@@ -167,8 +110,9 @@ fn helm_plan(
         name: name.to_string(),
         apis: vec![helm_api],
         cluster_scoped: rbac_plan.cluster_scoped,
-        rules_yaml: rbac::rules_yaml(&rbac_plan.rules),
-        role_checkov_skips: role_checkov_skips(&rbac_plan),
+        rules_yaml: crate::rbac::rules_yaml(&rbac_plan.rules),
+        role_checkov_skips: helm_project::role_checkov_skips(&rbac_plan.rules),
+        cluster_reasons: rbac_plan.cluster_reasons.clone(),
     };
     let plan = scaffold::helm::plan(&project_spec)?;
 
@@ -186,29 +130,6 @@ fn helm_plan(
         warnings,
     };
     Ok((plan, project, summary))
-}
-
-/// checkov checks on the role that the helm-operator cannot satisfy, with why.
-fn role_checkov_skips(plan: &rbac::RbacPlan) -> Vec<String> {
-    let grants = |resource: &str, verb: &str| {
-        plan.rules
-            .iter()
-            .any(|r| r.resources.iter().any(|x| x == resource) && r.verbs.iter().any(|v| v == verb))
-    };
-    let mut skips = Vec::new();
-    if grants("secrets", "get") || grants("secrets", "list") {
-        skips.push(
-            "CKV2_K8S_5=the helm-operator stores each release in a secret, so it must read secrets"
-                .to_string(),
-        );
-    }
-    if grants("clusterroles", "escalate") || grants("roles", "escalate") {
-        skips.push("CKV_K8S_158=the chart creates roles; escalate lets the operator create roles granting permissions it holds only through its chart's rules".to_string());
-    }
-    if grants("clusterroles", "bind") || grants("roles", "bind") {
-        skips.push("CKV_K8S_157=the chart creates role bindings; bind lets the operator bind the roles the chart defines".to_string());
-    }
-    skips
 }
 
 fn report(

@@ -34,6 +34,7 @@ pub struct HelmProject<'a> {
     pub rules_yaml: String,
     /// checkov checks that do not apply to the role, each with its reason.
     pub role_checkov_skips: Vec<String>,
+    pub cluster_reasons: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -45,31 +46,71 @@ struct WatchEntry<'a> {
     chart: &'a str,
 }
 
-/// Every file of a new Helm operator project except `PROJECT`, which `commands` writes.
-pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
-    let mut plan = FilePlan::new();
-    let mut context = tera::Context::new();
-    context.insert("project_name", &project.name);
-    context.insert("helm_operator_image", HELM_OPERATOR_IMAGE);
-    context.insert("helm_operator_version", HELM_OPERATOR_VERSION);
-    context.insert("cluster_scoped", &project.cluster_scoped);
-    context.insert(
-        "cluster_reason",
-        "see the rules marked cluster-scoped below",
-    );
-    context.insert("rules_yaml", project.rules_yaml.trim_end());
-    context.insert("checkov_skips", &project.role_checkov_skips);
-    let watches: Vec<WatchEntry> = project
-        .apis
-        .iter()
-        .map(|api| WatchEntry {
+impl<'a> From<&'a HelmApi<'a>> for WatchEntry<'a> {
+    fn from(api: &'a HelmApi<'a>) -> Self {
+        WatchEntry {
             group: &api.group,
             version: &api.version,
             kind: &api.kind,
             plural: &api.plural,
             chart: &api.chart_dir,
-        })
-        .collect();
+        }
+    }
+}
+
+/// The RBAC files' inputs, shared by `new` and `create api`.
+pub struct RoleSpec<'a> {
+    pub project_name: &'a str,
+    pub cluster_scoped: bool,
+    /// The `rules:` block, with its comments.
+    pub rules_yaml: &'a str,
+    /// checkov checks that do not apply to the role, each `CHECK=reason`.
+    pub checkov_skips: &'a [String],
+    /// Why the role is cluster-scoped, one phrase each.
+    pub cluster_reasons: &'a [String],
+}
+
+fn role_context(role: &RoleSpec) -> tera::Context {
+    let mut context = tera::Context::new();
+    context.insert("project_name", role.project_name);
+    context.insert("cluster_scoped", &role.cluster_scoped);
+    context.insert("cluster_reason", &role.cluster_reasons.join(", "));
+    context.insert("rules_yaml", role.rules_yaml.trim_end());
+    context.insert("checkov_skips", role.checkov_skips);
+    context
+}
+
+/// `deploy/role.yaml`
+pub fn role_file(role: &RoleSpec) -> Result<String, TemplateError> {
+    templates::render("helm/deploy/role.yaml.tera", &role_context(role))
+}
+
+/// `deploy/role_binding.yaml`
+pub fn role_binding_file(role: &RoleSpec) -> Result<String, TemplateError> {
+    templates::render("common/deploy/role_binding.yaml.tera", &role_context(role))
+}
+
+/// One entry of `watches.yaml`, to append to an existing file.
+pub fn watches_entry(api: &HelmApi) -> Result<String, TemplateError> {
+    let mut context = tera::Context::new();
+    context.insert("api", &WatchEntry::from(api));
+    templates::render("helm/watches_entry.yaml.tera", &context)
+}
+
+/// Every file of a new Helm operator project except `PROJECT`, which `commands` writes.
+pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
+    let mut plan = FilePlan::new();
+    let role = RoleSpec {
+        project_name: &project.name,
+        cluster_scoped: project.cluster_scoped,
+        rules_yaml: &project.rules_yaml,
+        checkov_skips: &project.role_checkov_skips,
+        cluster_reasons: &project.cluster_reasons,
+    };
+    let mut context = role_context(&role);
+    context.insert("helm_operator_image", HELM_OPERATOR_IMAGE);
+    context.insert("helm_operator_version", HELM_OPERATOR_VERSION);
+    let watches: Vec<WatchEntry> = project.apis.iter().map(WatchEntry::from).collect();
     context.insert("apis", &watches);
     let crd_files: Vec<String> = project.apis.iter().map(crd_file_name).collect();
     context.insert("crd_files", &crd_files);
@@ -90,10 +131,7 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
         "deploy/operator.yaml",
         templates::render("helm/deploy/operator.yaml.tera", &context)?,
     );
-    plan.add(
-        "deploy/role.yaml",
-        templates::render("helm/deploy/role.yaml.tera", &context)?,
-    );
+    plan.add("deploy/role.yaml", role_file(&role)?);
     common::add_shared_files(&mut plan, &context)?;
     for api in &project.apis {
         plan.add_tree(&api.chart_dir, &api.chart.files);

@@ -1,6 +1,15 @@
 //! Shared harnesses for the end-to-end tests. Each test binary uses only some of them.
 #![allow(dead_code)]
 
+pub mod build_projects;
+pub mod certs;
+pub mod chart_repo;
+pub mod crds;
+pub mod http_server;
+pub mod images;
+pub mod oci;
+pub mod oci_push;
+pub mod openapi;
 pub mod project;
 pub mod registry;
 pub mod tools;
