@@ -6,8 +6,11 @@
 pub mod chart;
 pub mod cli;
 pub mod commands;
+pub mod duration;
 pub mod error;
 pub mod fsutil;
+pub mod kube;
+pub mod manifests;
 pub mod names;
 pub mod project;
 pub mod rbac;

@@ -1,7 +1,10 @@
 //! One module per subcommand. Each reads its inputs, calls the domain modules and reports.
 
+mod cluster;
 mod completion;
+mod deploy;
 mod new;
+mod undeploy;
 
 use crate::cli::{Cli, Command};
 use crate::ui::Ui;
@@ -11,5 +14,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::New(args) => new::run(&ui, args),
         Command::Completion(args) => completion::run(args),
+        Command::Deploy(args) => deploy::run(&ui, args),
+        Command::Undeploy(args) => undeploy::run(&ui, args),
     }
 }
