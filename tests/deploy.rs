@@ -332,6 +332,25 @@ fn with_sample_applies_the_custom_resource_after_its_crd() {
     let items = samples["items"].as_array().unwrap();
     assert_eq!(items.len(), 1);
     assert_eq!(items[0]["spec"]["service"]["port"], 80);
+
+    // A user changes the sample in the cluster: a later deploy leaves their change alone.
+    env.kubectl(&[
+        "-n",
+        "demo",
+        "patch",
+        "helloworld",
+        "helloworld-sample",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"service":{"port":8080}}}"#,
+    ]);
+    let stdout = env.deploy(&["--with-sample"]);
+    assert!(
+        stdout.contains("HelloWorld/helloworld-sample (demo): kept (changed in the cluster since; not overwritten)"),
+        "{stdout}"
+    );
+    let sample = env.kubectl(&["-n", "demo", "get", "helloworld", "helloworld-sample"]);
+    assert_eq!(sample["spec"]["service"]["port"], 8080);
 }
 
 #[test]

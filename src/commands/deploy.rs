@@ -29,6 +29,13 @@ pub fn run(ui: &Ui, args: DeployArgs) -> anyhow::Result<()> {
     let (root, project) = project::load_current()?;
     let bundle = manifests::load(&root, &project, args.with_sample)?;
     let image = args.image.clone().or_else(|| project.image.clone());
+    if args.image.is_some() && !bundle.needs_image() {
+        ui.warn(format!(
+            "--image is not used: no file under {}/ holds the {} placeholder, so images are applied as written",
+            manifests::DEPLOY_DIR,
+            manifests::IMAGE_PLACEHOLDER
+        ));
+    }
 
     // Placeholders do not depend on the namespace or the cluster: check them before anything
     // is sent, and before a cluster is even needed.

@@ -145,9 +145,12 @@ fn confirm_custom_resources(
     if args.force {
         return Ok(());
     }
+    let count = match found.len() {
+        1 => "1 custom resource exists".to_string(),
+        n => format!("{n} custom resources exist"),
+    };
     let question = format!(
-        "{} custom resources exist ({list}); deleting the CRDs deletes them and everything the operator made for them. Delete them?",
-        found.len()
+        "{count} ({list}); deleting the CRDs deletes them and everything the operator made for them. Delete them?"
     );
     if ui.is_interactive() {
         if ui.confirm(&question)? {
@@ -156,8 +159,7 @@ fn confirm_custom_resources(
         anyhow::bail!("nothing was deleted: the custom resources are kept");
     }
     anyhow::bail!(
-        "refusing to delete the CustomResourceDefinitions: {} custom resources still exist ({list}) and would be deleted with them. Delete those you no longer need with kubectl, or pass --force to delete them all; nothing was deleted",
-        found.len()
+        "refusing to delete the CustomResourceDefinitions: {count} ({list}) and would be deleted with them. Delete those you no longer need with kubectl, or pass --force to delete them all; nothing was deleted"
     )
 }
 

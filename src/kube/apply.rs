@@ -13,6 +13,8 @@ pub enum Outcome {
     Created,
     Configured,
     Unchanged,
+    /// Someone changed fields of it in the cluster and ownership said not to overwrite them.
+    Kept,
 }
 
 impl Outcome {
@@ -21,6 +23,7 @@ impl Outcome {
             Outcome::Created => "created",
             Outcome::Configured => "configured",
             Outcome::Unchanged => "unchanged",
+            Outcome::Kept => "kept (changed in the cluster since; not overwritten)",
         }
     }
 }
@@ -47,7 +50,8 @@ pub enum Ownership {
     /// The deploy files are the truth for what they set: conflicts are overridden, as
     /// `kubectl apply --server-side --force-conflicts` does.
     Force,
-    /// A conflict is an error: for sample custom resources, which users edit in the cluster.
+    /// A conflict leaves the object as it is ([`Outcome::Kept`]): for sample custom
+    /// resources, which users edit in the cluster.
     Respect,
 }
 
@@ -120,6 +124,15 @@ impl Cluster {
             .await
         {
             Ok(after) => after,
+            Err(kube::Error::Api(status))
+                if status.code == 409 && ownership == Ownership::Respect =>
+            {
+                let object = serde_json::to_value(&before).unwrap_or(Value::Null);
+                return Ok(Applied {
+                    outcome: Outcome::Kept,
+                    object,
+                });
+            }
             Err(e) => {
                 let action = Cluster::action("patch", served, namespace, Some(name));
                 return Err(self.fail(e, action).await);
