@@ -3,7 +3,8 @@
 # rendered manifests and the same Kubernetes API test server, in one hyperfine run, and counts
 # the requests each one sends.
 #
-#   benches/deploy.sh [PROJECT_DIR]     (default: the Helm fixture project of the tests)
+#   benches/deploy.sh [PROJECT_DIR]     (default: `operator-rs new --type=helm` of the shared
+#                                        hello-world chart)
 #
 # Both tools re-apply objects that already exist (the steady state of a deploy loop); kubectl
 # keeps its discovery and OpenAPI cache on disk, as on a user's machine. Needs hyperfine, jq,
@@ -11,7 +12,8 @@
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-project_source="${1:-$repo/tests/fixtures/helm-project}"
+project_source="${1:-}"
+charts="${OPERATOR_RS_SHARED_CHARTS:-$(cd "$repo/.." && pwd)/shared/charts}"
 for tool in hyperfine jq curl kubectl; do
     command -v "$tool" >/dev/null || { echo "benches/deploy.sh needs $tool" >&2; exit 1; }
 done
@@ -33,7 +35,12 @@ for _ in $(seq 100); do [[ -f "$work/kubeconfig" ]] && break; sleep 0.1; done
 [[ -f "$work/kubeconfig" ]] || { echo "the test server did not start:" >&2; cat "$work/server.log" >&2; exit 1; }
 server="$(awk '/server:/ {print $2; exit}' "$work/kubeconfig")"
 
-cp -r "$project_source" "$work/project"
+if [[ -n "$project_source" ]]; then
+    cp -r "$project_source" "$work/project"
+else
+    (cd "$work" && "$target/operator-rs" new project --type=helm --yes --quiet --helm-chart="$charts/hello-world")
+    project_source="a new Helm project of $charts/hello-world"
+fi
 image="registry.local/bench-operator:v0.1.0"
 deploy=("$target/operator-rs" --quiet deploy --no-wait -n bench --image "$image" --kubeconfig "$work/kubeconfig")
 kubectl_apply=(kubectl --kubeconfig "$work/kubeconfig" --cache-dir "$work/kubectl-cache" apply --server-side -f "$work/rendered.yaml")

@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
+use crate::image::BuilderKind;
 use crate::project::ProjectType;
 
 #[derive(Debug, Parser)]
@@ -41,6 +42,10 @@ pub enum Command {
     /// Create a new operator project
     New(NewArgs),
 
+    /// Add to an existing project
+    #[command(subcommand)]
+    Create(CreateCommand),
+
     /// Print a shell completion script
     Completion(CompletionArgs),
 
@@ -49,6 +54,33 @@ pub enum Command {
 
     /// Delete what `deploy` applied (CRDs and custom resources only when asked)
     Undeploy(UndeployArgs),
+    /// Build the operator image with docker, podman or buildah (and push it with --push)
+    Build(BuildArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CreateCommand {
+    /// Add a Kind (with its chart or controller) to the project in this directory or above
+    Api(CreateApiArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CreateApiArgs {
+    /// API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]
+    #[arg(long, value_name = "GROUP/VERSION")]
+    pub api_version: Option<String>,
+
+    /// The Kind, in CamelCase [default for Helm: the chart name in CamelCase]
+    #[arg(long)]
+    pub kind: Option<String>,
+
+    /// Resource plural of the Kind [default: the English plural of the Kind, lower-case]
+    #[arg(long)]
+    pub plural: Option<String>,
+
+    /// Helm projects: the chart for the Kind, a chart directory or .tgz [default: a starter chart]
+    #[arg(long, value_name = "CHART")]
+    pub helm_chart: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -86,6 +118,44 @@ pub struct CompletionArgs {
     /// The shell to complete for
     #[arg(value_enum)]
     pub shell: Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// The image to build, [REGISTRY[:PORT]/]REPOSITORY[:TAG]; the tag defaults to latest
+    pub image: String,
+
+    /// The program that builds and pushes the image
+    #[arg(long, value_enum, env = "OPERATOR_RS_BUILDER", default_value_t = BuilderKind::Docker)]
+    pub builder: BuilderKind,
+
+    /// Push the image to its registry after building it
+    #[arg(long)]
+    pub push: bool,
+
+    /// A build argument for the Dockerfile, for example BASE_IMAGE=localhost/helm-operator:dev (repeatable)
+    #[arg(long = "build-arg", value_name = "KEY=VALUE", value_parser = crate::image::parse_key_value)]
+    pub build_args: Vec<(String, String)>,
+
+    /// Target platform of the image, for example linux/arm64
+    #[arg(long)]
+    pub platform: Option<String>,
+
+    /// Build every step again instead of reusing cached layers
+    #[arg(long)]
+    pub no_cache: bool,
+
+    /// The Dockerfile, relative to the current directory [default: build/Dockerfile in the project root]
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+
+    /// An extra image label; wins over the OCI labels operator-rs adds (repeatable)
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = crate::image::parse_key_value)]
+    pub labels: Vec<(String, String)>,
+
+    /// Rust projects: build the binary with cargo on this machine, then package it with the runtime stage of the Dockerfile only
+    #[arg(long)]
+    pub local: bool,
 }
 
 /// Which cluster to talk to; chosen the way kubectl chooses.

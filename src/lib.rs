@@ -9,6 +9,7 @@ pub mod commands;
 pub mod duration;
 pub mod error;
 pub mod fsutil;
+pub mod image;
 pub mod kube;
 pub mod manifests;
 pub mod names;

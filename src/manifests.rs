@@ -550,15 +550,21 @@ fn walk_strings(value: &Value, path: &mut String, visit: &mut dyn FnMut(&str, &s
     }
 }
 
-/// `REPLACE_IMAGE`, `REPLACE_NAMESPACE` anywhere in a string, or any whole `REPLACE_SOMETHING`.
+/// A value holding a `REPLACE_SOMETHING` token, such as `REPLACE_IMAGE` or
+/// `REPLACE_NAMESPACE.svc`. Text with spaces is prose (a comment-like annotation may well
+/// mention a placeholder) and never a placeholder.
 fn is_placeholder(text: &str) -> bool {
-    text.contains(IMAGE_PLACEHOLDER)
-        || text.contains(NAMESPACE_PLACEHOLDER)
-        || text.strip_prefix("REPLACE_").is_some_and(|rest| {
-            !rest.is_empty()
-                && rest
-                    .bytes()
-                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+    if text.contains(char::is_whitespace) {
+        return false;
+    }
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|token| {
+            token.strip_prefix("REPLACE_").is_some_and(|rest| {
+                !rest.is_empty()
+                    && rest
+                        .bytes()
+                        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+            })
         })
 }
 
@@ -786,6 +792,18 @@ spec:
             err.contains("spec.template.spec.serviceAccountName"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn placeholders_are_values_not_prose() {
+        assert!(is_placeholder("REPLACE_IMAGE"));
+        assert!(is_placeholder("REPLACE_NAMESPACE.svc.cluster.local"));
+        assert!(is_placeholder("http://REPLACE_HOST:80"));
+        assert!(!is_placeholder(
+            "CKV_K8S_14=REPLACE_IMAGE is a placeholder that operator-rs deploy replaces"
+        ));
+        assert!(!is_placeholder("REPLACE_"));
+        assert!(!is_placeholder("replace_image"));
     }
 
     #[test]

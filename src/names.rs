@@ -104,7 +104,16 @@ impl fmt::Display for Kind {
 /// English plural of a lower-case word, with the rules that matter for kinds: `proxy` ->
 /// `proxies`, `ingress` -> `ingresses`, `policy` -> `policies`, `endpoints` stays.
 pub fn pluralize(word: &str) -> String {
-    const UNCHANGED: &[&str] = &["endpoints", "data", "metadata", "series", "species"];
+    // Words that are already plural or do not change ("metrics", "analytics", "series").
+    const UNCHANGED: &[&str] = &[
+        "endpoints",
+        "data",
+        "metadata",
+        "series",
+        "species",
+        "ics",
+        "news",
+    ];
     const IRREGULAR: &[(&str, &str)] = &[
         ("person", "people"),
         ("child", "children"),
@@ -312,6 +321,8 @@ mod tests {
             ("HTTPRoute", "httproutes"),
             ("Mesh", "meshes"),
             ("Index", "indices"),
+            ("KubeStateMetrics", "kubestatemetrics"),
+            ("Status", "statuses"),
         ] {
             assert_eq!(Kind::parse(kind).unwrap().plural(), plural, "{kind}");
         }

@@ -75,6 +75,13 @@ impl Ui {
         bar
     }
 
+    /// A line of another program's output passed through to stderr (not with `--quiet`).
+    pub fn passthrough(&self, line: &str) {
+        if !self.quiet {
+            eprintln!("{line}");
+        }
+    }
+
     /// Asks for a value on a terminal, showing the default; elsewhere returns the default.
     /// `None` means there is no default and nobody to ask.
     pub fn ask(

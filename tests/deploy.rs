@@ -4,7 +4,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Output;
 
 use serde_json::Value;
@@ -22,21 +22,24 @@ struct Env {
 }
 
 impl Env {
+    /// A Helm project made by the real `operator-rs new` from the shared hello-world chart.
     fn new() -> Env {
-        let project = tempfile::tempdir().unwrap();
-        copy_dir(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/helm-project"),
-            project.path(),
-        );
+        let dir = tempfile::tempdir().unwrap();
+        let output = support::project::operator_rs(dir.path())
+            .args(["new", "--type=helm", "--yes", "--helm-chart"])
+            .arg(support::project::shared_chart("hello-world"))
+            .output()
+            .unwrap();
+        success(output);
         Env {
             server: KubeServer::start(),
-            project,
+            project: dir,
             home: tempfile::tempdir().unwrap(),
         }
     }
 
-    fn root(&self) -> &Path {
-        self.project.path()
+    fn root(&self) -> PathBuf {
+        self.project.path().join(NAME)
     }
 
     /// `operator-rs ARGS` in the project, with the server's kubeconfig in $KUBECONFIG.
@@ -61,7 +64,7 @@ impl Env {
     /// The real kubectl against the same server, `-o json`.
     fn kubectl(&self, args: &[&str]) -> Value {
         let cache = self.home.path().join("kubectl-cache");
-        let output = std::process::Command::new(kubectl_binary())
+        let output = support::kube_server::kubectl()
             .arg("--kubeconfig")
             .arg(self.server.kubeconfig())
             .arg("--cache-dir")
@@ -80,26 +83,6 @@ impl Env {
 
     fn project_file(&self) -> String {
         std::fs::read_to_string(self.root().join("PROJECT")).unwrap()
-    }
-}
-
-fn kubectl_binary() -> PathBuf {
-    let path = PathBuf::from("/usr/bin/kubectl");
-    if !path.exists() && std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("kubectl is required (install it at /usr/bin/kubectl)");
-    }
-    path
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
     }
 }
 
@@ -321,11 +304,11 @@ fn with_sample_applies_the_custom_resource_after_its_crd() {
     let env = Env::new();
     let stdout = env.deploy(&["--with-sample"]);
     assert!(
-        stdout.contains("HelloWorld/helloworld-sample (demo): created"),
+        stdout.contains("HelloWorld/hello-world-sample (demo): created"),
         "{stdout}"
     );
     let crd_line = stdout.find("CustomResourceDefinition/").unwrap();
-    let sample_line = stdout.find("HelloWorld/helloworld-sample").unwrap();
+    let sample_line = stdout.find("HelloWorld/hello-world-sample").unwrap();
     assert!(crd_line < sample_line);
 
     let samples = env.kubectl(&["-n", "demo", "get", "helloworlds"]);
@@ -339,17 +322,17 @@ fn with_sample_applies_the_custom_resource_after_its_crd() {
         "demo",
         "patch",
         "helloworld",
-        "helloworld-sample",
+        "hello-world-sample",
         "--type=merge",
         "-p",
         r#"{"spec":{"service":{"port":8080}}}"#,
     ]);
     let stdout = env.deploy(&["--with-sample"]);
     assert!(
-        stdout.contains("HelloWorld/helloworld-sample (demo): kept (changed in the cluster since; not overwritten)"),
+        stdout.contains("HelloWorld/hello-world-sample (demo): kept (changed in the cluster since; not overwritten)"),
         "{stdout}"
     );
-    let sample = env.kubectl(&["-n", "demo", "get", "helloworld", "helloworld-sample"]);
+    let sample = env.kubectl(&["-n", "demo", "get", "helloworld", "hello-world-sample"]);
     assert_eq!(sample["spec"]["service"]["port"], 8080);
 }
 
@@ -378,7 +361,7 @@ fn dry_run_prints_exactly_what_a_deploy_applies_and_contacts_nobody() {
             "Deployment"
         ]
     );
-    assert!(!rendered.contains("REPLACE_"), "{rendered}");
+    assert!(!rendered.contains(": REPLACE_"), "{rendered}");
 
     env.deploy(&[]);
     for document in &documents {
@@ -410,7 +393,7 @@ fn server_dry_run_checks_everything_and_persists_nothing() {
         stdout.contains(&format!("Deployment/{NAME} (default): created")),
         "{stdout}"
     );
-    assert!(stdout.contains("HelloWorld/helloworld-sample (default): skipped (its CustomResourceDefinition exists only in this dry run)"), "{stdout}");
+    assert!(stdout.contains("HelloWorld/hello-world-sample (default): skipped (its CustomResourceDefinition exists only in this dry run)"), "{stdout}");
     assert!(stdout.contains("nothing was changed"), "{stdout}");
 
     // In a new namespace only what lives outside it can be checked.
@@ -789,7 +772,7 @@ fn undeploy_never_deletes_custom_resources_without_force() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("HelloWorld/helloworld-sample (demo)"),
+        stderr.contains("HelloWorld/hello-world-sample (demo)"),
         "{stderr}"
     );
     assert!(stderr.contains("--force"), "{stderr}");
@@ -805,7 +788,7 @@ fn undeploy_never_deletes_custom_resources_without_force() {
                 "charts.example.com",
                 "helloworlds",
                 Some("demo"),
-                "helloworld-sample"
+                "hello-world-sample"
             )
             .is_some()
     );
@@ -818,17 +801,17 @@ fn undeploy_never_deletes_custom_resources_without_force() {
                 "charts.example.com",
                 "helloworlds",
                 Some("demo"),
-                "helloworld-sample"
+                "hello-world-sample"
             )
             .is_some()
     );
 
     let stdout = success(env.run(&["undeploy", "--include-crds", "--force"]));
     assert!(
-        stdout.contains("HelloWorld/helloworld-sample (demo): deleted"),
+        stdout.contains("HelloWorld/hello-world-sample (demo): deleted"),
         "{stdout}"
     );
-    let cr = stdout.find("HelloWorld/helloworld-sample").unwrap();
+    let cr = stdout.find("HelloWorld/hello-world-sample").unwrap();
     let crd = stdout.find("CustomResourceDefinition/").unwrap();
     assert!(cr < crd, "custom resources go before their CRD:\n{stdout}");
     assert!(

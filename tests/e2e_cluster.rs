@@ -100,17 +100,19 @@ fn ok(output: Output) -> String {
     stdout
 }
 
-fn copy_fixture(to: &Path) {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/helm-project");
-    for entry in walkdir::WalkDir::new(&from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(&from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
+/// A Helm project made by the real `operator-rs new` from the shared hello-world chart.
+fn new_project(dir: &Path) -> PathBuf {
+    let charts = std::env::var_os("OPERATOR_RS_SHARED_CHARTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/charts"));
+    ok(assert_cmd::Command::cargo_bin("operator-rs")
+        .unwrap()
+        .current_dir(dir)
+        .args(["new", "--type=helm", "--yes", "--helm-chart"])
+        .arg(charts.join("hello-world"))
+        .output()
+        .unwrap());
+    dir.join(NAME)
 }
 
 #[test]
@@ -121,8 +123,8 @@ fn deploy_and_undeploy_on_a_real_cluster() {
         );
         return;
     };
-    let project = tempfile::tempdir().unwrap();
-    copy_fixture(project.path());
+    let dir = tempfile::tempdir().unwrap();
+    let project = new_project(dir.path());
     let image = std::env::var("OPERATOR_RS_E2E_IMAGE").ok();
     let mut deploy = vec![
         "deploy",
@@ -141,7 +143,7 @@ fn deploy_and_undeploy_on_a_real_cluster() {
         ]),
     }
 
-    let stdout = ok(cluster.operator_rs(project.path(), &deploy));
+    let stdout = ok(cluster.operator_rs(&project, &deploy));
     assert!(
         stdout.contains(&format!(
             "Deployment/{NAME} ({}): created",
@@ -173,19 +175,19 @@ fn deploy_and_undeploy_on_a_real_cluster() {
 
     // A re-run changes nothing. The sample may be reconciled by a running operator, which
     // only touches its status.
-    let stdout = ok(cluster.operator_rs(project.path(), &deploy));
+    let stdout = ok(cluster.operator_rs(&project, &deploy));
     assert!(!stdout.contains(": created"), "{stdout}");
     assert!(!stdout.contains(": configured"), "{stdout}");
 
     let refused = cluster.operator_rs(
-        project.path(),
+        &project,
         &["undeploy", "-n", &cluster.namespace, "--include-crds"],
     );
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("refusing"));
 
     let stdout = ok(cluster.operator_rs(
-        project.path(),
+        &project,
         &[
             "undeploy",
             "-n",

@@ -62,6 +62,23 @@ fn string_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Str
     }))
 }
 
+/// Quotes top-level plain values that start with a character YAML reserves (`%`, `@`, `` ` ``).
+fn quote_placeholders(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.split_once(": ") {
+            Some((key, value))
+                if !key.starts_with([' ', '#'])
+                    && value.trim_start().starts_with(['%', '@', '`']) =>
+            {
+                let value = value.trim();
+                format!("{key}: '{}'", value.replace('\'', "''"))
+            }
+            _ => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A chart held in memory.
 #[derive(Debug, Clone)]
 pub struct Chart {
@@ -80,6 +97,11 @@ impl Chart {
             .ok_or_else(|| ChartError::NoChartYaml(origin.to_string()))?;
         let text = String::from_utf8_lossy(chart_yaml);
         let metadata: ChartMetadata = crate::yaml::from_str(&text)
+            .or_else(|first_error| {
+                // Unreleased charts carry build placeholders such as `version: %VERSION%`, which
+                // strict YAML rejects (`%` starts a directive). Quote such values and retry.
+                crate::yaml::from_str(&quote_placeholders(&text)).map_err(|_| first_error)
+            })
             .map_err(|e| ChartError::BadChartYaml(origin.to_string(), e.to_string()))?;
         if metadata.name.trim().is_empty() {
             return Err(ChartError::BadChartYaml(

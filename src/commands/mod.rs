@@ -1,19 +1,25 @@
 //! One module per subcommand. Each reads its inputs, calls the domain modules and reports.
 
+mod build;
 mod cluster;
 mod completion;
+mod create_api;
 mod deploy;
+mod helm_project;
+mod inputs;
 mod new;
 mod undeploy;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, CreateCommand};
 use crate::ui::Ui;
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     let ui = Ui::new(cli.global.quiet, cli.global.yes);
     match cli.command {
         Command::New(args) => new::run(&ui, args),
+        Command::Create(CreateCommand::Api(args)) => create_api::run(&ui, args),
         Command::Completion(args) => completion::run(args),
+        Command::Build(args) => build::run(&ui, args),
         Command::Deploy(args) => deploy::run(&ui, args),
         Command::Undeploy(args) => undeploy::run(&ui, args),
     }

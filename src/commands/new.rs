@@ -1,6 +1,185 @@
+//! `operator-rs new`: a new operator project in a new directory.
+
+use std::path::{Path, PathBuf};
+
+use super::helm_project;
+use super::inputs::{self, ApiNames};
+use crate::chart::Chart;
 use crate::cli::NewArgs;
+use crate::error::{UsageError, usage};
+use crate::names::{self, ProjectName};
+use crate::project::{Project, ProjectType, Resource};
+use crate::scaffold::{self, FilePlan, helm::HelmApi};
 use crate::ui::Ui;
 
-pub fn run(_ui: &Ui, _args: NewArgs) -> anyhow::Result<()> {
-    anyhow::bail!("not yet")
+pub fn run(ui: &Ui, args: NewArgs) -> anyhow::Result<()> {
+    let domain = names::parse_domain(&args.domain).map_err(usage)?;
+    match args.project_type {
+        ProjectType::Helm => new_helm(ui, &args, &domain),
+        ProjectType::Rust => Err(UsageError::new(
+            "--type=rust is not available in this build yet; use --type=helm",
+        )
+        .into()),
+    }
+}
+
+fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
+    let user_chart = helm_project::load_user_chart(ui, args.helm_chart.as_deref())?;
+    let default_kind = user_chart
+        .as_ref()
+        .map(helm_project::kind_from_chart)
+        .transpose()?;
+    let api = inputs::api_names(
+        ui,
+        args.kind.as_deref(),
+        default_kind,
+        args.api_version.as_deref(),
+        &format!("charts.{domain}"),
+        args.plural.as_deref(),
+    )?;
+    let name = inputs::project_name(ui, args.name.as_deref(), &api.kind)?;
+    let target = PathBuf::from(name.as_str());
+    ensure_target_free(&target)?;
+
+    let chart = match user_chart {
+        Some(chart) => chart,
+        None => helm_project::starter_chart(&api.kind)?,
+    };
+    if let Some(warning) = chart.version_warning() {
+        ui.warn(warning);
+    }
+
+    let (plan, project, summary) = helm_plan(&name, domain, &api, &chart)?;
+    for warning in &summary.warnings {
+        ui.warn(warning);
+    }
+    let mut plan = plan;
+    plan.add(crate::project::PROJECT_FILE, project.to_yaml());
+    scaffold::write::create_project(&target, &plan).map_err(|e| match e {
+        scaffold::write::WriteError::TargetExists(_) => usage(e),
+        other => anyhow::Error::new(other),
+    })?;
+    report(ui, &name, &api, &chart, &plan, &summary);
+    Ok(())
+}
+
+fn ensure_target_free(target: &Path) -> anyhow::Result<()> {
+    let occupied = match std::fs::read_dir(target) {
+        Ok(mut entries) => entries.next().is_some(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(_) => target.exists(),
+    };
+    if occupied {
+        return Err(UsageError::new(format!(
+            "{} already exists and is not an empty directory: choose another NAME or remove it",
+            target.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// What the summary reports besides the files.
+struct HelmSummary {
+    cluster_scoped: bool,
+    rule_count: usize,
+    warnings: Vec<String>,
+}
+
+fn helm_plan(
+    name: &ProjectName,
+    domain: &str,
+    api: &ApiNames,
+    chart: &Chart,
+) -> anyhow::Result<(FilePlan, Project, HelmSummary)> {
+    let mut warnings = Vec::new();
+    let rbac_plan = helm_project::rbac_for(&[chart], &[(api.group.as_str(), api.plural.as_str())]);
+    warnings.extend(rbac_plan.warnings.iter().cloned());
+    let spec_schema = helm_project::spec_schema(chart)?;
+    warnings.extend(helm_project::relaxed_warning(api, &spec_schema));
+
+    let chart_dir = format!("helm-charts/{}", chart.name());
+    let helm_api = HelmApi {
+        group: api.group.to_string(),
+        version: api.version.to_string(),
+        kind: api.kind.to_string(),
+        plural: api.plural.clone(),
+        chart,
+        chart_dir: chart_dir.clone(),
+        spec_schema,
+    };
+    let project_spec = scaffold::helm::HelmProject {
+        name: name.to_string(),
+        apis: vec![helm_api],
+        cluster_scoped: rbac_plan.cluster_scoped,
+        rules_yaml: crate::rbac::rules_yaml(&rbac_plan.rules),
+        role_checkov_skips: helm_project::role_checkov_skips(&rbac_plan.rules),
+        cluster_reasons: rbac_plan.cluster_reasons.clone(),
+    };
+    let plan = scaffold::helm::plan(&project_spec)?;
+
+    let mut project = Project::new(ProjectType::Helm, name.as_str(), domain);
+    project.resources.push(Resource {
+        group: api.group.to_string(),
+        version: api.version.to_string(),
+        kind: api.kind.to_string(),
+        plural: api.plural.clone(),
+        chart: Some(chart_dir),
+    });
+    let summary = HelmSummary {
+        cluster_scoped: rbac_plan.cluster_scoped,
+        rule_count: rbac_plan.rules.len(),
+        warnings,
+    };
+    Ok((plan, project, summary))
+}
+
+fn report(
+    ui: &Ui,
+    name: &ProjectName,
+    api: &ApiNames,
+    chart: &Chart,
+    plan: &FilePlan,
+    summary: &HelmSummary,
+) {
+    ui.headline(format!("Created Helm operator project {name} in ./{name}"));
+    ui.info(format!(
+        "  {} ({}/{}) reconciled with chart {} {}",
+        api.kind,
+        api.group,
+        api.version,
+        chart.name(),
+        chart.metadata.version.as_deref().unwrap_or("")
+    ));
+    ui.info(format!(
+        "  RBAC: {} with {} rules{}",
+        if summary.cluster_scoped {
+            "ClusterRole"
+        } else {
+            "Role"
+        },
+        summary.rule_count,
+        if summary.cluster_scoped {
+            " (the chart creates cluster-scoped objects)"
+        } else {
+            ""
+        }
+    ));
+    let own_files = plan
+        .paths()
+        .filter(|p| !p.starts_with("helm-charts/"))
+        .count();
+    ui.info(format!(
+        "  {own_files} files, plus the chart in helm-charts/{}",
+        chart.name()
+    ));
+    ui.info("");
+    ui.info("Next:");
+    ui.info(format!("  cd {name}"));
+    ui.info(format!(
+        "  operator-rs build registry.example.com/me/{name}:v0.1.0 --push"
+    ));
+    ui.info(format!(
+        "  operator-rs deploy --namespace {name}-system --with-sample"
+    ));
 }

@@ -85,3 +85,144 @@ pub fn write_plan(root: &Path, plan: &FilePlan) -> Result<(), WriteError> {
     }
     Ok(())
 }
+
+/// What [`apply_changes`] did, for the report.
+#[derive(Debug, Default)]
+pub struct Applied {
+    pub created: Vec<String>,
+    pub changed: Vec<String>,
+}
+
+/// Writes `plan` into the existing directory `root`, all or nothing: every file is first
+/// written to a staging directory inside `root`, then moved into place; if any move fails,
+/// the files moved so far are put back as they were.
+pub fn apply_changes(root: &Path, plan: &FilePlan) -> Result<Applied, WriteError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |e| WriteError::Io(path, e)
+    };
+    let staging = tempfile::Builder::new()
+        .prefix(".operator-rs-staging-")
+        .tempdir_in(root)
+        .map_err(io(root))?;
+    let staged = staging.path().join("new");
+    let backups = staging.path().join("old");
+    write_plan(&staged, plan)?;
+
+    let mut applied = Applied::default();
+    // (target, backup if it replaced a file) in the order they were moved, for rollback.
+    let mut moved: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
+    let mut created_dirs: Vec<PathBuf> = Vec::new();
+    let mut result = Ok(());
+    for (path, _) in plan.iter() {
+        let target = root.join(path);
+        let source = staged.join(path);
+        let step = (|| -> Result<Option<PathBuf>, WriteError> {
+            let mut backup = None;
+            if target.exists() {
+                let saved = backups.join(path);
+                if let Some(dir) = saved.parent() {
+                    std::fs::create_dir_all(dir).map_err(io(dir))?;
+                }
+                std::fs::rename(&target, &saved).map_err(io(&target))?;
+                backup = Some(saved);
+            } else if let Some(dir) = target.parent() {
+                let mut missing = Vec::new();
+                let mut cursor = dir.to_path_buf();
+                while !cursor.exists() {
+                    missing.push(cursor.clone());
+                    if !cursor.pop() {
+                        break;
+                    }
+                }
+                std::fs::create_dir_all(dir).map_err(io(dir))?;
+                created_dirs.extend(missing.into_iter().rev());
+            }
+            if let Err(e) = std::fs::rename(&source, &target) {
+                if let Some(saved) = &backup {
+                    let _ = std::fs::rename(saved, &target);
+                }
+                return Err(WriteError::Io(target.clone(), e));
+            }
+            Ok(backup)
+        })();
+        match step {
+            Ok(backup) => {
+                if backup.is_some() {
+                    applied.changed.push(path.clone());
+                } else {
+                    applied.created.push(path.clone());
+                }
+                moved.push((target, backup));
+            }
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    if let Err(e) = result {
+        for (target, backup) in moved.into_iter().rev() {
+            let _ = std::fs::remove_file(&target);
+            if let Some(saved) = backup {
+                let _ = std::fs::rename(saved, &target);
+            }
+        }
+        for dir in created_dirs.into_iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
+        return Err(e);
+    }
+    Ok(applied)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn apply_changes_creates_and_replaces() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("a.txt"), "old").unwrap();
+        let mut plan = FilePlan::new();
+        plan.add("a.txt", "new");
+        plan.add("dir/b.txt", "b");
+        let applied = apply_changes(root.path(), &plan).unwrap();
+        assert_eq!(applied.changed, ["a.txt"]);
+        assert_eq!(applied.created, ["dir/b.txt"]);
+        assert_eq!(
+            std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
+            "new"
+        );
+        // No staging directory is left.
+        let names: Vec<_> = std::fs::read_dir(root.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    #[test]
+    fn apply_changes_rolls_back_on_failure() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("a.txt"), "old").unwrap();
+        // "zblocker" is a file, so "zblocker/c.txt" cannot be created: the move fails midway.
+        std::fs::write(root.path().join("zblocker"), "x").unwrap();
+        let mut plan = FilePlan::new();
+        plan.add("a.txt", "new");
+        plan.add("new-dir/b.txt", "b");
+        plan.add("zblocker/c.txt", "c");
+        assert!(apply_changes(root.path(), &plan).is_err());
+        assert_eq!(
+            std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
+            "old"
+        );
+        assert!(!root.path().join("new-dir").exists());
+        let mut names: Vec<_> = std::fs::read_dir(root.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a.txt", "zblocker"]);
+    }
+}

@@ -1,4 +1,11 @@
-//! Harnesses shared by the integration tests. Each test crate uses a part of them.
+//! Shared harnesses for the end-to-end tests. Each test binary uses only some of them.
 #![allow(dead_code)]
 
+pub mod build_projects;
+pub mod images;
 pub mod kube_server;
+pub mod oci;
+pub mod openapi;
+pub mod project;
+pub mod registry;
+pub mod tools;

@@ -179,3 +179,16 @@ impl Drop for KubeServer {
         }
     }
 }
+
+/// The real `kubectl` from PATH: the second, independent client of the deploy tests. Without
+/// it the tests cannot cross-check anything, so they fail rather than skip.
+pub fn kubectl() -> std::process::Command {
+    let found = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join("kubectl").is_file()))
+        .unwrap_or(false);
+    assert!(
+        found,
+        "kubectl is required on PATH: the deploy tests cross-check every deploy with it"
+    );
+    std::process::Command::new("kubectl")
+}

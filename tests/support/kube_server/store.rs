@@ -212,7 +212,7 @@ impl State {
         state
     }
 
-    fn builtin(&self, group: &str, plural: &str) -> ResourceType {
+    pub fn builtin(&self, group: &str, plural: &str) -> ResourceType {
         resources::builtins()
             .into_iter()
             .find(|t| t.is(group, plural))
@@ -1014,92 +1014,4 @@ pub fn now() -> String {
         rem / 60 % 60,
         rem % 60
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn selectors() {
-        let pod = json!({"metadata": {"name": "p", "labels": {"app": "op", "tier": "x"}},
-                         "involvedObject": {"kind": "Pod"}});
-        assert!(selects(&pod, Some("app=op"), None));
-        assert!(selects(&pod, Some("app==op,tier"), None));
-        assert!(!selects(&pod, Some("app!=op"), None));
-        assert!(selects(&pod, Some("!missing"), Some("metadata.name=p")));
-        assert!(selects(&pod, None, Some("involvedObject.kind=Pod")));
-        assert!(!selects(&pod, None, Some("involvedObject.kind!=Pod")));
-    }
-
-    #[test]
-    fn timestamps_are_rfc3339() {
-        let t = now();
-        assert_eq!(t.len(), 20, "{t}");
-        assert!(t.starts_with("20") && t.ends_with('Z'), "{t}");
-    }
-
-    #[test]
-    fn a_noop_write_keeps_the_resource_version() {
-        let mut state = State::new("127.0.0.1:1".into());
-        let t = state.builtin("", "configmaps");
-        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
-                        "metadata": {"name": "c", "namespace": "default"}, "data": {"a": "1"}});
-        let (code, first) = state
-            .patch(
-                &t,
-                Some("default"),
-                "c",
-                cm.clone(),
-                PatchKind::Apply { force: false },
-                Writer::new("m"),
-            )
-            .unwrap();
-        assert_eq!(code, 201);
-        let (code, second) = state
-            .patch(
-                &t,
-                Some("default"),
-                "c",
-                cm,
-                PatchKind::Apply { force: false },
-                Writer::new("m"),
-            )
-            .unwrap();
-        assert_eq!(code, 200);
-        assert_eq!(
-            first["metadata"]["resourceVersion"],
-            second["metadata"]["resourceVersion"]
-        );
-    }
-
-    #[test]
-    fn namespaced_writes_need_the_namespace() {
-        let mut state = State::new("127.0.0.1:1".into());
-        let t = state.builtin("", "configmaps");
-        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}});
-        let err = state
-            .create(&t, Some("nope"), cm, Writer::new("m"))
-            .unwrap_err();
-        assert_eq!(
-            (err.code, err.message.as_str()),
-            (404, "namespaces \"nope\" not found")
-        );
-    }
-
-    #[test]
-    fn deployments_roll_out_after_the_scripted_polls() {
-        let mut state = State::new("127.0.0.1:1".into());
-        let t = state.builtin("apps", "deployments");
-        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment",
-                       "metadata": {"name": "d", "namespace": "default"},
-                       "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}});
-        state
-            .create(&t, Some("default"), d, Writer::new("m"))
-            .unwrap();
-        let (_, first) = state.get(&t, Some("default"), "d").unwrap();
-        assert_eq!(first["status"]["unavailableReplicas"], 1);
-        let (_, second) = state.get(&t, Some("default"), "d").unwrap();
-        assert_eq!(second["status"]["availableReplicas"], 1);
-    }
 }

@@ -1,0 +1,206 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'operator-rs'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'operator-rs' {
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Create a new operator project')
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Add to an existing project')
+            [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('deploy', 'deploy', [CompletionResultType]::ParameterValue, 'Apply deploy/ to a cluster and wait until the operator is running')
+            [CompletionResult]::new('undeploy', 'undeploy', [CompletionResultType]::ParameterValue, 'Delete what `deploy` applied (CRDs and custom resources only when asked)')
+            [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Build the operator image with docker, podman or buildah (and push it with --push)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'operator-rs;new' {
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Kind of project to create')
+            [CompletionResult]::new('--api-version', '--api-version', [CompletionResultType]::ParameterName, 'API group and version of the first Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'The first Kind, in CamelCase [default for Helm: the chart name in CamelCase]')
+            [CompletionResult]::new('--plural', '--plural', [CompletionResultType]::ParameterName, 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]')
+            [CompletionResult]::new('--domain', '--domain', [CompletionResultType]::ParameterName, 'Domain for default API groups')
+            [CompletionResult]::new('--helm-chart', '--helm-chart', [CompletionResultType]::ParameterName, 'Helm chart to build the operator from: a chart directory or .tgz [default: a starter chart like `helm create`]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'operator-rs;create' {
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('api', 'api', [CompletionResultType]::ParameterValue, 'Add a Kind (with its chart or controller) to the project in this directory or above')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'operator-rs;create;api' {
+            [CompletionResult]::new('--api-version', '--api-version', [CompletionResultType]::ParameterName, 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'The Kind, in CamelCase [default for Helm: the chart name in CamelCase]')
+            [CompletionResult]::new('--plural', '--plural', [CompletionResultType]::ParameterName, 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]')
+            [CompletionResult]::new('--helm-chart', '--helm-chart', [CompletionResultType]::ParameterName, 'Helm projects: the chart for the Kind, a chart directory or .tgz [default: a starter chart]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'operator-rs;create;help' {
+            [CompletionResult]::new('api', 'api', [CompletionResultType]::ParameterValue, 'Add a Kind (with its chart or controller) to the project in this directory or above')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'operator-rs;create;help;api' {
+            break
+        }
+        'operator-rs;create;help;help' {
+            break
+        }
+        'operator-rs;completion' {
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'operator-rs;deploy' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace to deploy into [default: the last one deployed to (PROJECT), else the context''s, else "default"]')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace to deploy into [default: the last one deployed to (PROJECT), else the context''s, else "default"]')
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'Operator image [default: the image of the last `operator-rs build`]')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the manifests instead of applying them (`--dry-run` alone is client)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for CRDs and the rollout, for example 90s, 5m or 1h')
+            [CompletionResult]::new('--create-namespace', '--create-namespace', [CompletionResultType]::ParameterName, 'Create the namespace if it is missing; --create-namespace=false fails instead')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Kubeconfig context to use [default: the current context]')
+            [CompletionResult]::new('--with-sample', '--with-sample', [CompletionResultType]::ParameterName, 'Also apply the sample custom resource of every API (deploy/crds/*_cr.yaml)')
+            [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Return once applied, without waiting for the operator to be rolled out')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'operator-rs;undeploy' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace to delete from [default: the last one deployed to (PROJECT), else the context''s, else "default"]')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace to delete from [default: the last one deployed to (PROJECT), else the context''s, else "default"]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the objects to be gone, for example 90s, 5m or 1h')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Kubeconfig context to use [default: the current context]')
+            [CompletionResult]::new('--include-crds', '--include-crds', [CompletionResultType]::ParameterName, 'Also delete the CustomResourceDefinitions, and with them every custom resource of their kinds')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --include-crds: delete even when custom resources exist, without asking')
+            [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Return once deletion is requested, without waiting for the objects to be gone')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'operator-rs;build' {
+            [CompletionResult]::new('--builder', '--builder', [CompletionResultType]::ParameterName, 'The program that builds and pushes the image')
+            [CompletionResult]::new('--build-arg', '--build-arg', [CompletionResultType]::ParameterName, 'A build argument for the Dockerfile, for example BASE_IMAGE=localhost/helm-operator:dev (repeatable)')
+            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Target platform of the image, for example linux/arm64')
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'The Dockerfile, relative to the current directory [default: build/Dockerfile in the project root]')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'An extra image label; wins over the OCI labels operator-rs adds (repeatable)')
+            [CompletionResult]::new('--push', '--push', [CompletionResultType]::ParameterName, 'Push the image to its registry after building it')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Build every step again instead of reusing cached layers')
+            [CompletionResult]::new('--local', '--local', [CompletionResultType]::ParameterName, 'Rust projects: build the binary with cargo on this machine, then package it with the runtime stage of the Dockerfile only')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'operator-rs;help' {
+            [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Create a new operator project')
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Add to an existing project')
+            [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('deploy', 'deploy', [CompletionResultType]::ParameterValue, 'Apply deploy/ to a cluster and wait until the operator is running')
+            [CompletionResult]::new('undeploy', 'undeploy', [CompletionResultType]::ParameterValue, 'Delete what `deploy` applied (CRDs and custom resources only when asked)')
+            [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Build the operator image with docker, podman or buildah (and push it with --push)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'operator-rs;help;new' {
+            break
+        }
+        'operator-rs;help;create' {
+            [CompletionResult]::new('api', 'api', [CompletionResultType]::ParameterValue, 'Add a Kind (with its chart or controller) to the project in this directory or above')
+            break
+        }
+        'operator-rs;help;create;api' {
+            break
+        }
+        'operator-rs;help;completion' {
+            break
+        }
+        'operator-rs;help;deploy' {
+            break
+        }
+        'operator-rs;help;undeploy' {
+            break
+        }
+        'operator-rs;help;build' {
+            break
+        }
+        'operator-rs;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

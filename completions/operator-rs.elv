@@ -1,0 +1,181 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[operator-rs] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'operator-rs'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'operator-rs'= {
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand new 'Create a new operator project'
+            cand create 'Add to an existing project'
+            cand completion 'Print a shell completion script'
+            cand deploy 'Apply deploy/ to a cluster and wait until the operator is running'
+            cand undeploy 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
+            cand build 'Build the operator image with docker, podman or buildah (and push it with --push)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'operator-rs;new'= {
+            cand --type 'Kind of project to create'
+            cand --api-version 'API group and version of the first Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]'
+            cand --kind 'The first Kind, in CamelCase [default for Helm: the chart name in CamelCase]'
+            cand --plural 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]'
+            cand --domain 'Domain for default API groups'
+            cand --helm-chart 'Helm chart to build the operator from: a chart directory or .tgz [default: a starter chart like `helm create`]'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'operator-rs;create'= {
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand api 'Add a Kind (with its chart or controller) to the project in this directory or above'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'operator-rs;create;api'= {
+            cand --api-version 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]'
+            cand --kind 'The Kind, in CamelCase [default for Helm: the chart name in CamelCase]'
+            cand --plural 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]'
+            cand --helm-chart 'Helm projects: the chart for the Kind, a chart directory or .tgz [default: a starter chart]'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'operator-rs;create;help'= {
+            cand api 'Add a Kind (with its chart or controller) to the project in this directory or above'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'operator-rs;create;help;api'= {
+        }
+        &'operator-rs;create;help;help'= {
+        }
+        &'operator-rs;completion'= {
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'operator-rs;deploy'= {
+            cand -n 'Namespace to deploy into [default: the last one deployed to (PROJECT), else the context''s, else "default"]'
+            cand --namespace 'Namespace to deploy into [default: the last one deployed to (PROJECT), else the context''s, else "default"]'
+            cand --image 'Operator image [default: the image of the last `operator-rs build`]'
+            cand --dry-run 'Print the manifests instead of applying them (`--dry-run` alone is client)'
+            cand --timeout 'How long to wait for CRDs and the rollout, for example 90s, 5m or 1h'
+            cand --create-namespace 'Create the namespace if it is missing; --create-namespace=false fails instead'
+            cand --kubeconfig 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]'
+            cand --context 'Kubeconfig context to use [default: the current context]'
+            cand --with-sample 'Also apply the sample custom resource of every API (deploy/crds/*_cr.yaml)'
+            cand --no-wait 'Return once applied, without waiting for the operator to be rolled out'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'operator-rs;undeploy'= {
+            cand -n 'Namespace to delete from [default: the last one deployed to (PROJECT), else the context''s, else "default"]'
+            cand --namespace 'Namespace to delete from [default: the last one deployed to (PROJECT), else the context''s, else "default"]'
+            cand --timeout 'How long to wait for the objects to be gone, for example 90s, 5m or 1h'
+            cand --kubeconfig 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]'
+            cand --context 'Kubeconfig context to use [default: the current context]'
+            cand --include-crds 'Also delete the CustomResourceDefinitions, and with them every custom resource of their kinds'
+            cand --force 'With --include-crds: delete even when custom resources exist, without asking'
+            cand --no-wait 'Return once deletion is requested, without waiting for the objects to be gone'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'operator-rs;build'= {
+            cand --builder 'The program that builds and pushes the image'
+            cand --build-arg 'A build argument for the Dockerfile, for example BASE_IMAGE=localhost/helm-operator:dev (repeatable)'
+            cand --platform 'Target platform of the image, for example linux/arm64'
+            cand --file 'The Dockerfile, relative to the current directory [default: build/Dockerfile in the project root]'
+            cand --label 'An extra image label; wins over the OCI labels operator-rs adds (repeatable)'
+            cand --push 'Push the image to its registry after building it'
+            cand --no-cache 'Build every step again instead of reusing cached layers'
+            cand --local 'Rust projects: build the binary with cargo on this machine, then package it with the runtime stage of the Dockerfile only'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'operator-rs;help'= {
+            cand new 'Create a new operator project'
+            cand create 'Add to an existing project'
+            cand completion 'Print a shell completion script'
+            cand deploy 'Apply deploy/ to a cluster and wait until the operator is running'
+            cand undeploy 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
+            cand build 'Build the operator image with docker, podman or buildah (and push it with --push)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'operator-rs;help;new'= {
+        }
+        &'operator-rs;help;create'= {
+            cand api 'Add a Kind (with its chart or controller) to the project in this directory or above'
+        }
+        &'operator-rs;help;create;api'= {
+        }
+        &'operator-rs;help;completion'= {
+        }
+        &'operator-rs;help;deploy'= {
+        }
+        &'operator-rs;help;undeploy'= {
+        }
+        &'operator-rs;help;build'= {
+        }
+        &'operator-rs;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

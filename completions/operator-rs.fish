@@ -1,0 +1,116 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_operator_rs_global_optspecs
+    string join \n q/quiet y/yes h/help V/version
+end
+
+function __fish_operator_rs_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_operator_rs_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_operator_rs_using_subcommand
+    set -l cmd (__fish_operator_rs_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -s h -l help -d 'Print help'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "new" -d 'Create a new operator project'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "create" -d 'Add to an existing project'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "completion" -d 'Print a shell completion script'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "deploy" -d 'Apply deploy/ to a cluster and wait until the operator is running'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "undeploy" -d 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "build" -d 'Build the operator image with docker, podman or buildah (and push it with --push)'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l type -d 'Kind of project to create' -r -f -a "rust\t'A kube-rs controller written in Rust'
+helm\t'The helm-operator image reconciling a Helm chart'"
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l api-version -d 'API group and version of the first Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l kind -d 'The first Kind, in CamelCase [default for Helm: the chart name in CamelCase]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l plural -d 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l domain -d 'Domain for default API groups' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart -d 'Helm chart to build the operator from: a chart directory or .tgz [default: a starter chart like `helm create`]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not __fish_seen_subcommand_from api help" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not __fish_seen_subcommand_from api help" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not __fish_seen_subcommand_from api help" -s h -l help -d 'Print help'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not __fish_seen_subcommand_from api help" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not __fish_seen_subcommand_from api help" -f -a "api" -d 'Add a Kind (with its chart or controller) to the project in this directory or above'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not __fish_seen_subcommand_from api help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l api-version -d 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l kind -d 'The Kind, in CamelCase [default for Helm: the chart name in CamelCase]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l plural -d 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l helm-chart -d 'Helm projects: the chart for the Kind, a chart directory or .tgz [default: a starter chart]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -s h -l help -d 'Print help'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from help" -f -a "api" -d 'Add a Kind (with its chart or controller) to the project in this directory or above'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s h -l help -d 'Print help'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -s n -l namespace -d 'Namespace to deploy into [default: the last one deployed to (PROJECT), else the context\'s, else "default"]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l image -d 'Operator image [default: the image of the last `operator-rs build`]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l dry-run -d 'Print the manifests instead of applying them (`--dry-run` alone is client)' -r -f -a "client\t'Print the final manifests; never contact a cluster'
+server\t'Send every apply with dryRun=All: the server checks it and persists nothing'"
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l timeout -d 'How long to wait for CRDs and the rollout, for example 90s, 5m or 1h' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l create-namespace -d 'Create the namespace if it is missing; --create-namespace=false fails instead' -r -f -a "true\t''
+false\t''"
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l kubeconfig -d 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]' -r -F
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l context -d 'Kubeconfig context to use [default: the current context]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l with-sample -d 'Also apply the sample custom resource of every API (deploy/crds/*_cr.yaml)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l no-wait -d 'Return once applied, without waiting for the operator to be rolled out'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s n -l namespace -d 'Namespace to delete from [default: the last one deployed to (PROJECT), else the context\'s, else "default"]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l timeout -d 'How long to wait for the objects to be gone, for example 90s, 5m or 1h' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l kubeconfig -d 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]' -r -F
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l context -d 'Kubeconfig context to use [default: the current context]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l include-crds -d 'Also delete the CustomResourceDefinitions, and with them every custom resource of their kinds'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l force -d 'With --include-crds: delete even when custom resources exist, without asking'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l no-wait -d 'Return once deletion is requested, without waiting for the objects to be gone'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s h -l help -d 'Print help'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l builder -d 'The program that builds and pushes the image' -r -f -a "docker\t'The Docker Engine (needs a running daemon)'
+podman\t'podman (daemonless)'
+buildah\t'buildah (daemonless)'"
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l build-arg -d 'A build argument for the Dockerfile, for example BASE_IMAGE=localhost/helm-operator:dev (repeatable)' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l platform -d 'Target platform of the image, for example linux/arm64' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l file -d 'The Dockerfile, relative to the current directory [default: build/Dockerfile in the project root]' -r -F
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l label -d 'An extra image label; wins over the OCI labels operator-rs adds (repeatable)' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l push -d 'Push the image to its registry after building it'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l no-cache -d 'Build every step again instead of reusing cached layers'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l local -d 'Rust projects: build the binary with cargo on this machine, then package it with the runtime stage of the Dockerfile only'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build help" -f -a "new" -d 'Create a new operator project'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build help" -f -a "create" -d 'Add to an existing project'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build help" -f -a "completion" -d 'Print a shell completion script'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build help" -f -a "deploy" -d 'Apply deploy/ to a cluster and wait until the operator is running'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build help" -f -a "undeploy" -d 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build help" -f -a "build" -d 'Build the operator image with docker, podman or buildah (and push it with --push)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and __fish_seen_subcommand_from create" -f -a "api" -d 'Add a Kind (with its chart or controller) to the project in this directory or above'

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what the tests use as independent, real parts. Safe to run again: it only installs
+# what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian packages: the local OCI registry, the other image builders, a static busybox for
+# test base images, hyperfine for benchmarks.
+packages=(docker-registry podman buildah busybox-static hyperfine)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+    echo "== installing Debian packages: ${missing[*]}"
+    sudo_cmd=()
+    [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# kubectl, the second Kubernetes client of the deploy tests, comes with the machine image.
+command -v kubectl >/dev/null || echo "warning: kubectl is not on PATH; the deploy tests that cross-check with it will fail" >&2
+
+# Python judges of generated manifests, pinned so that results do not drift.
+venv=.venv
+if [[ ! -x $venv/bin/kubernetes-validate || ! -x $venv/bin/checkov ]]; then
+    echo "== installing kubernetes-validate and checkov into $venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check \
+        "kubernetes-validate==1.37.0" "checkov==3.3.30"
+fi

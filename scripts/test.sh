@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs every test of operator-rs, after installing what the tests need:
+#   Debian packages (docker-registry, podman, buildah, busybox-static, hyperfine, kubectl),
+#   Python tools in .venv (kubernetes-validate, checkov), and cargo's own dependencies.
+# Usage: scripts/test.sh [extra cargo test arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup-test-tools.sh
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy"
+cargo clippy --all-targets --locked -- -D warnings
+echo "== cargo test"
+cargo test --locked "$@"

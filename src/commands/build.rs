@@ -1,0 +1,230 @@
+//! `operator-rs build IMAGE`: build the project's image, optionally push it, and record it in
+//! PROJECT for `deploy`. Nothing under `deploy/` is touched.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use indicatif::ProgressBar;
+
+use crate::cli::BuildArgs;
+use crate::error::usage;
+use crate::image::{BuildRequest, Builder, ImageRef, Stream, labels, local, steps};
+use crate::project::{self, ProjectError, ProjectType};
+use crate::ui::Ui;
+
+/// How wide the step text in the spinner may get before it is shortened.
+const STEP_WIDTH: usize = 70;
+
+pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
+    // Everything the user typed is checked before any program runs.
+    let image = ImageRef::parse(&args.image).map_err(usage)?;
+    if let Some(digest) = image.digest() {
+        return Err(usage(format!(
+            "image \"{}\" names a digest (@{digest}), which identifies an image that already exists; build gives the new image a tag instead, for example {}:v0.1.0",
+            args.image,
+            image.repository()
+        )));
+    }
+    let defaulted_tag = image.tag().is_none();
+    let image = image.with_default_tag();
+    let version = image.tag().unwrap_or(crate::image::DEFAULT_TAG).to_string();
+
+    let (root, mut project) = project::load_current().map_err(|e| match e {
+        ProjectError::NotFound(_) => usage(e),
+        other => other.into(),
+    })?;
+    if args.local && project.project_type != ProjectType::Rust {
+        return Err(usage(format!(
+            "--local builds a Rust operator's binary with cargo on this machine, but {} is a {} project: its image only packages charts, so build it without --local",
+            project.project_name,
+            project.project_type.as_str()
+        )));
+    }
+    if args.local && args.platform.is_some() {
+        return Err(usage(
+            "--local builds the binary for this machine with cargo, so it cannot target --platform; drop one of the two",
+        ));
+    }
+    let dockerfile = match &args.file {
+        Some(file) => std::env::current_dir()
+            .context("cannot read the current directory")?
+            .join(file),
+        None => root.join("build").join("Dockerfile"),
+    };
+    if !dockerfile.is_file() {
+        return Err(usage(format!(
+            "the Dockerfile {} does not exist: point --file at one, or restore build/Dockerfile (`operator-rs new` generates it)",
+            dockerfile.display()
+        )));
+    }
+    let created =
+        labels::build_time(std::env::var("SOURCE_DATE_EPOCH").ok().as_deref()).map_err(usage)?;
+
+    if defaulted_tag {
+        ui.info(format!("note: no tag given, building {image}"));
+    }
+    let builder = Builder::locate(args.builder)?;
+    builder.check_ready()?;
+
+    let source = labels::git_source(&root);
+    let mut all_labels: Vec<(String, String)> = labels::oci_labels(&labels::LabelInputs {
+        project_name: &project.project_name,
+        source: source.as_deref(),
+        version: &version,
+        created_unix: created,
+    })
+    .into_iter()
+    .filter(|(key, _)| !args.labels.iter().any(|(k, _)| k == key))
+    .collect();
+    all_labels.extend(args.labels.iter().cloned());
+
+    let build_phase = format!("{} build {image}", builder.kind());
+    let mut output = if args.local {
+        Output::new(ui, "cargo build --release", false)?
+    } else {
+        Output::new(ui, &build_phase, true)?
+    };
+    let local_context = if args.local {
+        let binaries =
+            local::cargo_build(&root, &mut |s, l| output.line(s, l)).map_err(|e| output.fail(e))?;
+        Some(local::prepare(&dockerfile, &binaries).map_err(|e| output.fail(e))?)
+    } else {
+        None
+    };
+    let (context, dockerfile) = match &local_context {
+        Some(local) => (local.path().to_path_buf(), local.dockerfile()),
+        None => (root.clone(), dockerfile),
+    };
+
+    let request = BuildRequest {
+        context: &context,
+        dockerfile: &dockerfile,
+        image: &image,
+        build_args: &args.build_args,
+        labels: &all_labels,
+        platform: args.platform.as_deref(),
+        no_cache: args.no_cache,
+    };
+    output.phase(&build_phase, true);
+    builder
+        .build(&request, &mut |s, l| output.line(s, l))
+        .map_err(|e| output.fail(e))?;
+    if args.push {
+        output.phase(&format!("{} push {image}", builder.kind()), false);
+        builder
+            .push(&image, &mut |s, l| output.line(s, l))
+            .map_err(|e| output.fail(e))?;
+    }
+    output.finish();
+    drop(local_context);
+
+    ui.info(format!("Built {image} with {}", builder.kind()));
+    if args.push {
+        ui.info(format!("Pushed {image}"));
+    }
+    project.image = Some(image.to_string());
+    project.save(&root)?;
+    ui.info(format!(
+        "Recorded {image} in {}: `operator-rs deploy` will use it",
+        root.join(project::PROJECT_FILE).display()
+    ));
+    if !args.push {
+        ui.info(format!(
+            "The cluster pulls it from its registry: push it with `operator-rs build {image} --push`"
+        ));
+    }
+    Ok(())
+}
+
+/// Where the builder's output goes: on a terminal a spinner with the current step and a log
+/// file kept only on failure; elsewhere the lines pass straight through to stderr.
+struct Output<'a> {
+    ui: &'a Ui,
+    bar: ProgressBar,
+    log: Option<(tempfile::NamedTempFile, PathBuf)>,
+    phase: String,
+    phase_has_steps: bool,
+}
+
+impl<'a> Output<'a> {
+    fn new(ui: &'a Ui, first_phase: &str, has_steps: bool) -> anyhow::Result<Self> {
+        let bar = ui.spinner(first_phase);
+        let log = if bar.is_hidden() {
+            None
+        } else {
+            let file = tempfile::Builder::new()
+                .prefix("operator-rs-build-")
+                .suffix(".log")
+                .tempfile()
+                .context("cannot create a temporary file for the build log")?;
+            let path = file.path().to_path_buf();
+            Some((file, path))
+        };
+        let mut output = Output {
+            ui,
+            bar,
+            log,
+            phase: String::new(),
+            phase_has_steps: false,
+        };
+        output.phase(first_phase, has_steps);
+        Ok(output)
+    }
+
+    /// Starts a phase; `has_steps` when its output announces Dockerfile steps.
+    fn phase(&mut self, phase: &str, has_steps: bool) {
+        self.phase = phase.to_string();
+        self.phase_has_steps = has_steps;
+        self.bar.set_message(phase.to_string());
+        if let Some((file, _)) = &mut self.log {
+            // The log is a convenience; a full disk must not fail the build.
+            let _ = writeln!(file, "$ {phase}");
+        }
+    }
+
+    fn line(&mut self, _stream: Stream, line: &str) {
+        let Some((file, _)) = &mut self.log else {
+            self.ui.passthrough(line);
+            return;
+        };
+        let _ = writeln!(file, "{line}");
+        // A build shows its step; cargo and push have no steps, so their latest line
+        // ("Compiling kube v5", "Pushed") says how far they are.
+        let progress = match steps::parse_step(line) {
+            Some(step) => Some(step.to_string()),
+            None if !self.phase_has_steps => Some(line.trim().to_string()),
+            None => None,
+        };
+        if let Some(progress) = progress {
+            self.bar.set_message(format!(
+                "{}: {}",
+                self.phase,
+                steps::abbreviate(&progress, STEP_WIDTH)
+            ));
+        }
+    }
+
+    /// Turns a failure into the error to show, keeping the log file and naming it.
+    fn fail<E>(&mut self, error: E) -> anyhow::Error
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        self.bar.finish_and_clear();
+        match self.log.take() {
+            Some((file, path)) => match file.keep() {
+                Ok(_) => anyhow::Error::new(error).context(format!(
+                    "{} failed; the full log is in {}",
+                    self.phase,
+                    path.display()
+                )),
+                Err(_) => anyhow::Error::new(error).context(format!("{} failed", self.phase)),
+            },
+            None => anyhow::Error::new(error),
+        }
+    }
+
+    fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+}

@@ -1,0 +1,329 @@
+//! `operator-rs create api`: add a Kind to an existing project. Every change is planned in
+//! memory and applied all together, so a failure leaves the project exactly as it was.
+
+use std::path::Path;
+
+use super::helm_project;
+use super::inputs::{self, ApiNames};
+use crate::chart::{self, Chart};
+use crate::cli::CreateApiArgs;
+use crate::error::{UsageError, usage};
+use crate::project::{self, Project, ProjectError, ProjectType, Resource};
+use crate::rbac::{self, Rule};
+use crate::scaffold::{self, FilePlan, helm::HelmApi, write::Applied};
+use crate::ui::Ui;
+
+pub fn run(ui: &Ui, args: CreateApiArgs) -> anyhow::Result<()> {
+    let (root, project) = project::load_current().map_err(|e| match e {
+        ProjectError::NotFound(_) => usage(e),
+        other => anyhow::Error::new(other),
+    })?;
+    match project.project_type {
+        ProjectType::Helm => create_helm_api(ui, &args, &root, project),
+        ProjectType::Rust => Err(UsageError::new(
+            "create api for Rust projects is not available in this build yet",
+        )
+        .into()),
+    }
+}
+
+/// Refuses a Kind the project already serves, or a resource name already taken.
+fn ensure_new(project: &Project, api: &ApiNames) -> anyhow::Result<()> {
+    for existing in &project.resources {
+        let same_group = existing.group == api.group.as_str();
+        if same_group
+            && existing.kind == api.kind.as_str()
+            && existing.version == api.version.as_str()
+        {
+            return Err(usage(format!(
+                "the project already has {} {}/{}: choose another --kind or --api-version",
+                existing.kind, existing.group, existing.version
+            )));
+        }
+        if same_group && existing.plural == api.plural && existing.kind != api.kind.as_str() {
+            return Err(usage(format!(
+                "the plural \"{}\" of group {} is already used by kind {}: pass another --plural",
+                api.plural, existing.group, existing.kind
+            )));
+        }
+        if same_group
+            && existing.kind == api.kind.as_str()
+            && project.project_type == ProjectType::Helm
+        {
+            return Err(usage(format!(
+                "{} already exists in {} as version {}: a Helm project serves one version per kind (the helm-operator has no conversion); use another --kind",
+                existing.kind, existing.group, existing.version
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn create_helm_api(
+    ui: &Ui,
+    args: &CreateApiArgs,
+    root: &Path,
+    mut project: Project,
+) -> anyhow::Result<()> {
+    let user_chart = helm_project::load_user_chart(ui, args.helm_chart.as_deref())?;
+    let default_kind = user_chart
+        .as_ref()
+        .map(helm_project::kind_from_chart)
+        .transpose()?;
+    let api = inputs::api_names(
+        ui,
+        args.kind.as_deref(),
+        default_kind,
+        args.api_version.as_deref(),
+        &format!("charts.{}", project.domain),
+        args.plural.as_deref(),
+    )?;
+    ensure_new(&project, &api)?;
+    let chart = match user_chart {
+        Some(chart) => chart,
+        None => helm_project::starter_chart(&api.kind)?,
+    };
+    if let Some(warning) = chart.version_warning() {
+        ui.warn(warning);
+    }
+
+    let mut changes = FilePlan::new();
+    let chart_dir = format!("helm-charts/{}", chart.name());
+    let chart_is_new = place_chart(root, &chart_dir, &chart, &mut changes)?;
+
+    let spec_schema = helm_project::spec_schema(&chart)?;
+    if let Some(warning) = helm_project::relaxed_warning(&api, &spec_schema) {
+        ui.warn(warning);
+    }
+    let helm_api = HelmApi {
+        group: api.group.to_string(),
+        version: api.version.to_string(),
+        kind: api.kind.to_string(),
+        plural: api.plural.clone(),
+        chart: &chart,
+        chart_dir: chart_dir.clone(),
+        spec_schema,
+    };
+    let mut api_files = FilePlan::new();
+    scaffold::helm::add_api_files(&mut api_files, &helm_api)?;
+    for (path, file) in api_files.iter() {
+        if root.join(path).exists() {
+            return Err(usage(format!(
+                "{path} already exists: remove it or choose another --kind/--api-version"
+            )));
+        }
+        changes.add(path.clone(), file.bytes.clone());
+    }
+
+    // watches.yaml: append, so edits to the existing entries stay as they are.
+    let watches = read(root, "watches.yaml")?;
+    let separator = if watches.ends_with('\n') { "" } else { "\n" };
+    changes.add(
+        "watches.yaml",
+        format!(
+            "{watches}{separator}{}\n",
+            scaffold::helm::watches_entry(&helm_api)?
+        ),
+    );
+
+    project.resources.push(Resource {
+        group: api.group.to_string(),
+        version: api.version.to_string(),
+        kind: api.kind.to_string(),
+        plural: api.plural.clone(),
+        chart: Some(chart_dir.clone()),
+    });
+    let scope_change = plan_rbac(ui, root, &project, &chart, &chart_dir, &mut changes)?;
+
+    let crd_file = format!("crds/{}", scaffold::helm::crd_file_name(&helm_api));
+    changes.add(
+        "deploy/kustomization.yaml",
+        add_kustomization_resource(&read(root, "deploy/kustomization.yaml")?, &crd_file),
+    );
+    changes.add(project::PROJECT_FILE, project.to_yaml());
+
+    let applied = scaffold::write::apply_changes(root, &changes)?;
+    report(ui, &api, &chart, chart_is_new, scope_change, &applied);
+    Ok(())
+}
+
+/// Adds the chart's files under `chart_dir` unless the same chart is already there.
+/// Returns whether the chart is new to the project.
+fn place_chart(
+    root: &Path,
+    chart_dir: &str,
+    chart: &Chart,
+    changes: &mut FilePlan,
+) -> anyhow::Result<bool> {
+    let existing = root.join(chart_dir);
+    if !existing.exists() {
+        changes.add_tree(chart_dir, &chart.files);
+        return Ok(true);
+    }
+    let same = chart::load_local(&existing)
+        .map(|present| present.files == chart.files)
+        .unwrap_or(false);
+    if same {
+        Ok(false)
+    } else {
+        Err(usage(format!(
+            "{chart_dir} already exists with different content: a project keeps one chart per name; rename the new chart (`name` in its Chart.yaml) or remove {chart_dir}"
+        )))
+    }
+}
+
+/// Recomputes the rules for every chart of the project and merges them into the existing role,
+/// keeping rules the user added. Returns true when the role had to become a ClusterRole.
+fn plan_rbac(
+    ui: &Ui,
+    root: &Path,
+    project: &Project,
+    new_chart: &Chart,
+    new_chart_dir: &str,
+    changes: &mut FilePlan,
+) -> anyhow::Result<bool> {
+    let mut charts: Vec<Chart> = Vec::new();
+    for resource in &project.resources {
+        let Some(dir) = &resource.chart else { continue };
+        if dir == new_chart_dir
+            || charts
+                .iter()
+                .any(|c| c.origin == root.join(dir).display().to_string())
+        {
+            continue;
+        }
+        charts.push(chart::load_local(&root.join(dir)).map_err(|e| {
+            anyhow::Error::new(e).context(format!("reading {dir}, listed in PROJECT"))
+        })?);
+    }
+    let mut chart_refs: Vec<&Chart> = charts.iter().collect();
+    chart_refs.push(new_chart);
+    let apis: Vec<(&str, &str)> = project
+        .resources
+        .iter()
+        .map(|r| (r.group.as_str(), r.plural.as_str()))
+        .collect();
+    let regenerated = helm_project::rbac_for(&chart_refs, &apis);
+    for warning in &regenerated.warnings {
+        ui.warn(warning);
+    }
+
+    let role_text = read(root, "deploy/role.yaml")?;
+    let (was_cluster, existing_rules) = parse_role(&role_text)?;
+    let rules = rbac::merge(&existing_rules, &regenerated.rules);
+    let cluster_scoped = was_cluster || regenerated.cluster_scoped;
+    let skips = helm_project::role_checkov_skips(&rules);
+    let rules_yaml = rbac::rules_yaml(&rules);
+    let role = scaffold::helm::RoleSpec {
+        project_name: &project.project_name,
+        cluster_scoped,
+        rules_yaml: &rules_yaml,
+        checkov_skips: &skips,
+        cluster_reasons: &regenerated.cluster_reasons,
+    };
+    changes.add("deploy/role.yaml", scaffold::helm::role_file(&role)?);
+    let scope_change = cluster_scoped && !was_cluster;
+    if scope_change {
+        changes.add(
+            "deploy/role_binding.yaml",
+            scaffold::helm::role_binding_file(&role)?,
+        );
+    }
+    Ok(scope_change)
+}
+
+/// The kind (ClusterRole or not) and rules, with their comments, of an existing role file.
+fn parse_role(text: &str) -> anyhow::Result<(bool, Vec<Rule>)> {
+    let cluster = text
+        .lines()
+        .any(|line| line.trim_end() == "kind: ClusterRole");
+    let rules = rbac::rules_from_yaml(text).map_err(|e| {
+        usage(format!(
+            "deploy/role.yaml cannot be merged automatically: {e}"
+        ))
+    })?;
+    Ok((cluster, rules))
+}
+
+/// Inserts `  - <resource>` into the `resources:` list of a kustomization, after the last
+/// CRD entry, keeping every other line (and the user's edits) as it is.
+fn add_kustomization_resource(text: &str, resource: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let entry = format!("  - {resource}");
+    let position = lines
+        .iter()
+        .rposition(|l| l.trim_start().starts_with("- crds/"))
+        .or_else(|| lines.iter().position(|l| l.trim_end() == "resources:"))
+        .map(|i| i + 1);
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    match position {
+        Some(i) => out.insert(i, entry),
+        None => {
+            out.push("resources:".to_string());
+            out.push(entry);
+        }
+    }
+    out.join("\n") + "\n"
+}
+
+fn read(root: &Path, path: &str) -> anyhow::Result<String> {
+    std::fs::read_to_string(root.join(path))
+        .map_err(|e| anyhow::anyhow!("cannot read {path} of the project: {e}"))
+}
+
+fn report(
+    ui: &Ui,
+    api: &ApiNames,
+    chart: &Chart,
+    chart_is_new: bool,
+    scope_change: bool,
+    applied: &Applied,
+) {
+    ui.headline(format!(
+        "Added {} ({}/{}) reconciled with chart {}",
+        api.kind,
+        api.group,
+        api.version,
+        chart.name()
+    ));
+    if !chart_is_new {
+        ui.info(format!(
+            "  the chart {} was already in the project and is shared",
+            chart.name()
+        ));
+    }
+    if scope_change {
+        ui.info("  deploy/role.yaml is now a ClusterRole (and the binding a ClusterRoleBinding): the new chart creates cluster-scoped objects");
+    }
+    let (chart_files, created): (Vec<&String>, Vec<&String>) = applied
+        .created
+        .iter()
+        .partition(|p| p.starts_with("helm-charts/"));
+    for path in created {
+        ui.info(format!("  created {path}"));
+    }
+    if !chart_files.is_empty() {
+        ui.info(format!(
+            "  created helm-charts/{}/ ({} files)",
+            chart.name(),
+            chart_files.len()
+        ));
+    }
+    for path in &applied.changed {
+        ui.info(format!("  changed {path}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kustomization_gets_the_new_crd_after_the_others() {
+        let text = "# keep me\nresources:\n  - crds/a_crd.yaml\n  - role.yaml\nnamespace: mine\n";
+        assert_eq!(
+            add_kustomization_resource(text, "crds/b_crd.yaml"),
+            "# keep me\nresources:\n  - crds/a_crd.yaml\n  - crds/b_crd.yaml\n  - role.yaml\nnamespace: mine\n"
+        );
+    }
+}

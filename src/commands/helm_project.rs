@@ -1,0 +1,118 @@
+//! The steps `new` and `create api` share for Helm projects: getting the chart, deriving the
+//! CRD schema from it, and deriving the operator's RBAC from every chart of the project.
+
+use std::path::Path;
+
+use anyhow::Context as _;
+
+use super::inputs::ApiNames;
+use crate::chart::{self, Chart, ChartError};
+use crate::error::usage;
+use crate::names::Kind;
+use crate::rbac;
+use crate::scaffold;
+use crate::schema::{self, SpecSchema};
+use crate::ui::Ui;
+
+/// The chart a user named with `--helm-chart`, or `None` when they named none.
+pub fn load_user_chart(ui: &Ui, reference: Option<&str>) -> anyhow::Result<Option<Chart>> {
+    let Some(reference) = reference else {
+        return Ok(None);
+    };
+    let spinner = ui.spinner(format!("Reading chart {reference}"));
+    let loaded = chart::load_local(Path::new(reference));
+    spinner.finish_and_clear();
+    match loaded {
+        Ok(chart) => Ok(Some(chart)),
+        // The argument does not name a chart at all: that is how the command was called.
+        Err(e @ (ChartError::Missing(_) | ChartError::NoChartYaml(_))) => {
+            Err(usage(format!("--helm-chart: {e}")))
+        }
+        Err(e) => Err(anyhow::Error::new(e).context(format!("--helm-chart {reference}"))),
+    }
+}
+
+/// The starter chart: like `helm create`, named after the kind.
+pub fn starter_chart(kind: &Kind) -> anyhow::Result<Chart> {
+    let files = scaffold::helm::default_chart_files(&kind.lower())?;
+    Ok(Chart::from_files("the starter chart", files)?)
+}
+
+/// The kind a chart suggests when `--kind` is absent.
+pub fn kind_from_chart(chart: &Chart) -> anyhow::Result<Kind> {
+    Kind::from_chart_name(chart.name()).map_err(|_| {
+        usage(format!(
+            "the chart name \"{}\" does not make a valid kind; pass --kind",
+            chart.name()
+        ))
+    })
+}
+
+/// The `spec` schema of the CRD: from `values.schema.json` when the chart has one, else
+/// inferred from `values.yaml`.
+pub fn spec_schema(chart: &Chart) -> anyhow::Result<SpecSchema> {
+    match chart
+        .values_schema()
+        .with_context(|| format!("chart {}", chart.origin))?
+    {
+        Some(values_schema) => Ok(schema::from_values_schema(&values_schema)),
+        None => {
+            let values: serde_json::Value =
+                crate::yaml::from_str(&chart.values_text()).map_err(|e| {
+                    anyhow::anyhow!(
+                        "values.yaml of chart {} is not valid YAML: {e}",
+                        chart.origin
+                    )
+                })?;
+            Ok(schema::infer_from_values(&values))
+        }
+    }
+}
+
+/// A warning for schema places that had to accept any value, if any.
+pub fn relaxed_warning(api: &ApiNames, schema: &SpecSchema) -> Option<String> {
+    (!schema.relaxed.is_empty()).then(|| {
+        format!(
+            "{}: {} place(s) of the chart's values schema cannot be expressed in a CRD schema and accept any value; see the comments in the CRD file",
+            api.kind,
+            schema.relaxed.len()
+        )
+    })
+}
+
+/// The operator's RBAC for all its charts and custom resources.
+pub fn rbac_for(charts: &[&Chart], apis: &[(&str, &str)]) -> rbac::RbacPlan {
+    let scans: Vec<chart::kinds::KindScan> = charts.iter().map(|c| chart::kinds::scan(c)).collect();
+    let scan_refs: Vec<&chart::kinds::KindScan> = scans.iter().collect();
+    let owned: Vec<rbac::OwnedApi> = apis
+        .iter()
+        .map(|(group, plural)| rbac::OwnedApi {
+            group: group.to_string(),
+            plural: plural.to_string(),
+        })
+        .collect();
+    rbac::helm_operator_rules(&scan_refs, &owned)
+}
+
+/// checkov checks on the role that the helm-operator cannot satisfy, each with its reason.
+pub fn role_checkov_skips(rules: &[rbac::Rule]) -> Vec<String> {
+    let grants = |resource: &str, verb: &str| {
+        rules
+            .iter()
+            .any(|r| r.resources.iter().any(|x| x == resource) && r.verbs.iter().any(|v| v == verb))
+    };
+    let mut skips = Vec::new();
+    if grants("secrets", "get") || grants("secrets", "list") {
+        skips.push(
+            "CKV2_K8S_5=the helm-operator stores each release in a secret, so it must read secrets"
+                .to_string(),
+        );
+    }
+    if grants("clusterroles", "escalate") || grants("roles", "escalate") {
+        skips.push("CKV_K8S_158=the chart creates roles; escalate lets the operator create roles granting permissions it holds only through its chart's rules".to_string());
+    }
+    if grants("clusterroles", "bind") || grants("roles", "bind") {
+        skips.push("CKV_K8S_157=the chart creates role bindings; bind lets the operator bind the roles the chart defines".to_string());
+    }
+    skips
+}

@@ -1,0 +1,284 @@
+//! The files of a Helm operator project (operator-sdk's Helm layout).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::templates::{self, TemplateError};
+use super::{FilePlan, common};
+use crate::chart::Chart;
+use crate::schema::SpecSchema;
+
+/// The helm-operator image the generated Dockerfile builds on: the newest v1 release whose
+/// tag we could confirm in use, with the flags `deploy/operator.yaml` passes.
+pub const HELM_OPERATOR_VERSION: &str = "v1.42.2";
+pub const HELM_OPERATOR_IMAGE: &str = "quay.io/operator-framework/helm-operator:v1.42.2";
+
+/// One Kind served by a chart.
+pub struct HelmApi<'a> {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub plural: String,
+    pub chart: &'a Chart,
+    /// The chart's directory in the project: `helm-charts/<name>`.
+    pub chart_dir: String,
+    pub spec_schema: SpecSchema,
+}
+
+pub struct HelmProject<'a> {
+    pub name: String,
+    pub apis: Vec<HelmApi<'a>>,
+    pub cluster_scoped: bool,
+    /// The `rules:` block of the role, with its comments.
+    pub rules_yaml: String,
+    /// checkov checks that do not apply to the role, each with its reason.
+    pub role_checkov_skips: Vec<String>,
+    pub cluster_reasons: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct WatchEntry<'a> {
+    group: &'a str,
+    version: &'a str,
+    kind: &'a str,
+    plural: &'a str,
+    chart: &'a str,
+}
+
+impl<'a> From<&'a HelmApi<'a>> for WatchEntry<'a> {
+    fn from(api: &'a HelmApi<'a>) -> Self {
+        WatchEntry {
+            group: &api.group,
+            version: &api.version,
+            kind: &api.kind,
+            plural: &api.plural,
+            chart: &api.chart_dir,
+        }
+    }
+}
+
+/// The RBAC files' inputs, shared by `new` and `create api`.
+pub struct RoleSpec<'a> {
+    pub project_name: &'a str,
+    pub cluster_scoped: bool,
+    /// The `rules:` block, with its comments.
+    pub rules_yaml: &'a str,
+    /// checkov checks that do not apply to the role, each `CHECK=reason`.
+    pub checkov_skips: &'a [String],
+    /// Why the role is cluster-scoped, one phrase each.
+    pub cluster_reasons: &'a [String],
+}
+
+fn role_context(role: &RoleSpec) -> tera::Context {
+    let mut context = tera::Context::new();
+    context.insert("project_name", role.project_name);
+    context.insert("cluster_scoped", &role.cluster_scoped);
+    context.insert("cluster_reason", &role.cluster_reasons.join(", "));
+    context.insert("rules_yaml", role.rules_yaml.trim_end());
+    context.insert("checkov_skips", role.checkov_skips);
+    context
+}
+
+/// `deploy/role.yaml`
+pub fn role_file(role: &RoleSpec) -> Result<String, TemplateError> {
+    templates::render("helm/deploy/role.yaml.tera", &role_context(role))
+}
+
+/// `deploy/role_binding.yaml`
+pub fn role_binding_file(role: &RoleSpec) -> Result<String, TemplateError> {
+    templates::render("common/deploy/role_binding.yaml.tera", &role_context(role))
+}
+
+/// One entry of `watches.yaml`, to append to an existing file.
+pub fn watches_entry(api: &HelmApi) -> Result<String, TemplateError> {
+    let mut context = tera::Context::new();
+    context.insert("api", &WatchEntry::from(api));
+    templates::render("helm/watches_entry.yaml.tera", &context)
+}
+
+/// Every file of a new Helm operator project except `PROJECT`, which `commands` writes.
+pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
+    let mut plan = FilePlan::new();
+    let role = RoleSpec {
+        project_name: &project.name,
+        cluster_scoped: project.cluster_scoped,
+        rules_yaml: &project.rules_yaml,
+        checkov_skips: &project.role_checkov_skips,
+        cluster_reasons: &project.cluster_reasons,
+    };
+    let mut context = role_context(&role);
+    context.insert("helm_operator_image", HELM_OPERATOR_IMAGE);
+    context.insert("helm_operator_version", HELM_OPERATOR_VERSION);
+    let watches: Vec<WatchEntry> = project.apis.iter().map(WatchEntry::from).collect();
+    context.insert("apis", &watches);
+    let crd_files: Vec<String> = project.apis.iter().map(crd_file_name).collect();
+    context.insert("crd_files", &crd_files);
+
+    plan.add(
+        "README.md",
+        templates::render("helm/README.md.tera", &context)?,
+    );
+    plan.add(
+        "watches.yaml",
+        templates::render("helm/watches.yaml.tera", &context)?,
+    );
+    plan.add(
+        "build/Dockerfile",
+        templates::render("helm/build/Dockerfile.tera", &context)?,
+    );
+    plan.add(
+        "deploy/operator.yaml",
+        templates::render("helm/deploy/operator.yaml.tera", &context)?,
+    );
+    plan.add("deploy/role.yaml", role_file(&role)?);
+    common::add_shared_files(&mut plan, &context)?;
+    for api in &project.apis {
+        plan.add_tree(&api.chart_dir, &api.chart.files);
+        add_api_files(&mut plan, api)?;
+    }
+    Ok(plan)
+}
+
+/// `deploy/crds/<group>_<plural>_crd.yaml`
+pub fn crd_file_name(api: &HelmApi) -> String {
+    format!("{}_{}_crd.yaml", api.group, api.plural)
+}
+
+/// `deploy/crds/<group>_<version>_<kind lower>_cr.yaml`
+pub fn sample_file_name(api: &HelmApi) -> String {
+    format!(
+        "{}_{}_{}_cr.yaml",
+        api.group,
+        api.version,
+        api.kind.to_ascii_lowercase()
+    )
+}
+
+/// The CRD and the sample custom resource of one API.
+pub fn add_api_files(plan: &mut FilePlan, api: &HelmApi) -> Result<(), TemplateError> {
+    let mut context = tera::Context::new();
+    context.insert("group", &api.group);
+    context.insert("version", &api.version);
+    context.insert("kind", &api.kind);
+    context.insert("plural", &api.plural);
+    context.insert("singular", &api.kind.to_ascii_lowercase());
+    context.insert("chart_name", api.chart.name());
+    let schema_source = if api.chart.files.contains_key("values.schema.json") {
+        "the chart's values.schema.json"
+    } else {
+        "the chart's values.yaml (types inferred; unknown keys allowed)"
+    };
+    context.insert("schema_source", schema_source);
+    context.insert("relaxed", &api.spec_schema.relaxed);
+    context.insert(
+        "spec_schema",
+        &indent(&crate::yaml::to_string(&api.spec_schema.schema), 14),
+    );
+    context.insert("sample_name", &format!("{}-sample", heck_kebab(&api.kind)));
+    context.insert("spec_block", &sample_spec_block(&api.chart.values_text()));
+    plan.add(
+        format!("deploy/crds/{}", crd_file_name(api)),
+        templates::render("helm/deploy/crd.yaml.tera", &context)?,
+    );
+    plan.add(
+        format!("deploy/crds/{}", sample_file_name(api)),
+        templates::render("helm/deploy/cr.yaml.tera", &context)?,
+    );
+    Ok(())
+}
+
+fn heck_kebab(kind: &str) -> String {
+    heck::ToKebabCase::to_kebab_case(kind)
+}
+
+/// The sample's `spec:` block: the chart's values.yaml text, indented under `spec:`, so its
+/// comments and key order stay as the chart author wrote them.
+pub fn sample_spec_block(values_text: &str) -> String {
+    let text = values_text.trim_start_matches('\u{feff}');
+    let lines: Vec<&str> = text
+        .lines()
+        // Document markers would end the sample's document.
+        .filter(|line| {
+            let trimmed = line.trim_end();
+            trimmed != "---" && trimmed != "..." && !trimmed.starts_with("%YAML")
+        })
+        .collect();
+    let has_content = lines.iter().any(|line| {
+        let trimmed = line.trim();
+        !trimmed.is_empty() && !trimmed.starts_with('#')
+    });
+    if !has_content {
+        return "spec: {}".to_string();
+    }
+    let mut block = String::from("spec:\n");
+    for line in lines {
+        if line.trim().is_empty() {
+            block.push('\n');
+        } else {
+            block.push_str("  ");
+            block.push_str(line.trim_end());
+            block.push('\n');
+        }
+    }
+    block.trim_end().to_string()
+}
+
+/// Indents every non-empty line by `width` spaces.
+pub fn indent(text: &str, width: usize) -> String {
+    let pad = " ".repeat(width);
+    text.trim_end()
+        .lines()
+        .map(|line| {
+            if line.is_empty() {
+                String::new()
+            } else {
+                format!("{pad}{line}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The starter chart (like `helm create`), named `chart_name`. As `helm create` does, the
+/// `<CHARTNAME>` placeholder is replaced in every file; nothing goes through Tera, whose braces
+/// would collide with the chart's Go templates.
+pub fn default_chart_files(chart_name: &str) -> Result<BTreeMap<String, Vec<u8>>, TemplateError> {
+    let files = templates::raw_tree("helm/default-chart")?;
+    Ok(files
+        .into_iter()
+        .map(|(path, bytes)| {
+            let text = String::from_utf8_lossy(&bytes).replace("<CHARTNAME>", chart_name);
+            (path, text.into_bytes())
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_spec_keeps_comments_and_order() {
+        let block = sample_spec_block("# top\nb: 1\n\na:\n  # inner\n  c: [1]\n");
+        assert_eq!(
+            block,
+            "spec:\n  # top\n  b: 1\n\n  a:\n    # inner\n    c: [1]"
+        );
+        assert_eq!(sample_spec_block("# only comments\n\n"), "spec: {}");
+        assert_eq!(sample_spec_block("---\na: 1\n"), "spec:\n  a: 1");
+    }
+
+    #[test]
+    fn default_chart_is_named() {
+        let files = default_chart_files("memcached").unwrap();
+        let chart = String::from_utf8(files["Chart.yaml"].clone()).unwrap();
+        assert!(chart.contains("name: memcached"), "{chart}");
+        assert!(files.contains_key(".helmignore"));
+        assert!(
+            files
+                .values()
+                .all(|f| !String::from_utf8_lossy(f).contains("<CHARTNAME>"))
+        );
+    }
+}

@@ -1,0 +1,661 @@
+//! `operator-rs build` end to end with real builders: docker (the machine's Docker Engine),
+//! podman and buildah (private storage per test), a real registry on 127.0.0.1, and base images
+//! made locally from busybox because nothing can be pulled.
+
+mod support;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command as StdCommand;
+
+use support::build_projects::{generated_helm_project, helm_project, rust_project, write};
+use support::images::{ContainersStore, DockerImages, require, run_ok, unique};
+use support::oci;
+use support::project::read_tree;
+use support::registry::{Registry, RegistryOptions};
+
+use support::project::operator_rs;
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn project_file(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("PROJECT")).unwrap()
+}
+
+/// Where the registry stores a pushed repository; the API reader below is the real check.
+fn repository_of(image: &str, registry: &Registry) -> String {
+    image
+        .strip_prefix(&format!("{}/", registry.host()))
+        .unwrap()
+        .split(':')
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn docker_builds_pushes_labels_and_records_the_image() {
+    if !(require("docker") && require("docker-registry") && require("busybox")) {
+        return;
+    }
+    let registry = Registry::start();
+    let mut images = DockerImages::new();
+    let parent = tempfile::tempdir().unwrap();
+    let dir = generated_helm_project(parent.path());
+    run_ok(
+        StdCommand::new("git")
+            .args(["init", "-q"])
+            .current_dir(&dir),
+    );
+    run_ok(
+        StdCommand::new("git")
+            .args([
+                "remote",
+                "add",
+                "origin",
+                "https://user:secret@git.example.com/team/hello-world-operator.git",
+            ])
+            .current_dir(&dir),
+    );
+    let deploy_before = read_tree(&dir.join("deploy"));
+    let image = format!("{}/team/{}:v0.1.0", registry.host(), unique("hello"));
+    images.track(&image);
+
+    // From a subdirectory: the project root is found upwards.
+    let output = operator_rs(&dir.join("helm-charts"))
+        .args(["build", &image, "--push", "--label", "team=platform"])
+        .arg("--build-arg")
+        .arg(format!("BASE_IMAGE={}", images.base()))
+        .env("DOCKER_CONFIG", images.config_dir())
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{stdout}\n{stderr}\n{}",
+        registry.log()
+    );
+    // Off a terminal the builder's own output streams through, to stderr.
+    assert!(stderr.contains("Step 1/"), "{stderr}");
+    assert!(stdout.contains(&format!("Pushed {image}")), "{stdout}");
+    assert!(
+        stdout.contains("`operator-rs deploy` will use it"),
+        "{stdout}"
+    );
+    assert!(project_file(&dir).contains(&format!("image: {image}")));
+    assert!(
+        read_tree(&dir.join("deploy")) == deploy_before,
+        "build must not rewrite deploy/"
+    );
+
+    let labels = oci::labels(
+        &registry.host(),
+        &repository_of(&image, &registry),
+        "v0.1.0",
+    );
+    assert_eq!(
+        labels
+            .get("org.opencontainers.image.source")
+            .map(String::as_str),
+        Some("https://git.example.com/team/hello-world-operator.git"),
+        "{labels:?}"
+    );
+    assert_eq!(labels["org.opencontainers.image.version"], "v0.1.0");
+    assert_eq!(
+        labels["org.opencontainers.image.created"],
+        "2023-11-14T22:13:20Z"
+    );
+    assert_eq!(
+        labels["org.opencontainers.image.title"],
+        "hello-world-operator"
+    );
+    assert_eq!(labels["team"], "platform");
+    let config = oci::config(
+        &registry.host(),
+        &repository_of(&image, &registry),
+        "v0.1.0",
+    );
+    assert_eq!(config["config"]["WorkingDir"], "/opt/helm", "{config}");
+
+    // The image holds the chart where the helm-operator looks for it.
+    let chart = "/opt/helm/helm-charts/hello-world/Chart.yaml";
+    let inside = file_in_image(&images, &image, chart);
+    assert!(inside == std::fs::read(dir.join("helm-charts/hello-world/Chart.yaml")).unwrap());
+}
+
+/// The bytes of `path` inside a docker image, read through a container that never starts.
+fn file_in_image(images: &DockerImages, image: &str, path: &str) -> Vec<u8> {
+    let container = unique("operator-rs-test-read");
+    // A command, because an image without CMD cannot make a container; it never runs.
+    run_ok(
+        images
+            .docker()
+            .args(["create", "--name", &container, image, "/bin/sh"]),
+    );
+    let copied = images
+        .docker()
+        .args(["cp", &format!("{container}:{path}"), "-"])
+        .output()
+        .unwrap();
+    run_ok(images.docker().args(["rm", &container]));
+    assert!(copied.status.success(), "{}", text(&copied.stderr));
+    let mut archive = tar::Archive::new(copied.stdout.as_slice());
+    let mut entry = archive.entries().unwrap().next().unwrap().unwrap();
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut entry, &mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn a_missing_tag_is_latest_and_the_created_label_is_now() {
+    if !(require("docker") && require("busybox")) {
+        return;
+    }
+    let mut images = DockerImages::new();
+    let dir = tempfile::tempdir().unwrap();
+    helm_project(dir.path(), "demo-operator");
+    let name = format!("operator-rs-test/{}", unique("untagged"));
+    images.track(&format!("{name}:latest"));
+    let output = operator_rs(dir.path())
+        .args(["build", &name, "--no-cache"])
+        .arg("--build-arg")
+        .arg(format!("BASE_IMAGE={}", images.base()))
+        .env("DOCKER_CONFIG", images.config_dir())
+        .env_remove("SOURCE_DATE_EPOCH")
+        .output()
+        .unwrap();
+    let stdout = text(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        text(&output.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("no tag given, building {name}:latest")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--push"), "a hint to push: {stdout}");
+    assert!(project_file(dir.path()).contains(&format!("image: {name}:latest")));
+
+    let inspect = run_ok(images.docker().args([
+        "image",
+        "inspect",
+        "--format",
+        "{{json .Config.Labels}}",
+        &format!("{name}:latest"),
+    ]));
+    let labels: serde_json::Value = serde_json::from_str(&inspect).unwrap();
+    assert_eq!(labels["org.opencontainers.image.version"], "latest");
+    // Not in git: no source label rather than a path that means nothing elsewhere.
+    assert!(
+        labels.get("org.opencontainers.image.source").is_none(),
+        "{labels}"
+    );
+    let created = labels["org.opencontainers.image.created"].as_str().unwrap();
+    let shape = created.len() == 20
+        && created.as_bytes()[4] == b'-'
+        && created.as_bytes()[10] == b'T'
+        && created.ends_with('Z');
+    assert!(shape, "{created}");
+    assert!(created > "2025-01-01T00:00:00Z", "{created}");
+}
+
+#[test]
+fn a_builder_that_is_not_installed_is_named_with_how_to_pick_another() {
+    let empty = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    helm_project(dir.path(), "demo-operator");
+    for (flag, env, program) in [
+        (Some("podman"), None, "podman"),
+        (None, Some("buildah"), "buildah"),
+        (None, None, "docker"),
+    ] {
+        let mut command = operator_rs(dir.path());
+        command.args(["build", "demo:v1"]).env("PATH", empty.path());
+        if let Some(flag) = flag {
+            command.args(["--builder", flag]);
+        }
+        if let Some(env) = env {
+            command.env("OPERATOR_RS_BUILDER", env);
+        }
+        let output = command.output().unwrap();
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(&format!("`{program}` is not installed")),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("--builder docker|podman|buildah"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("OPERATOR_RS_BUILDER"), "{stderr}");
+    }
+    assert!(!project_file(dir.path()).contains("image:"));
+}
+
+#[test]
+fn an_unreachable_docker_daemon_is_named() {
+    if !require("docker") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    helm_project(dir.path(), "demo-operator");
+    let output = operator_rs(dir.path())
+        .args(["build", "demo:v1"])
+        .env("DOCKER_HOST", "unix:///nonexistent.sock")
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "cannot reach the Docker daemon at unix:///nonexistent.sock (set by DOCKER_HOST)"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--builder podman"), "{stderr}");
+}
+
+#[test]
+fn a_failing_dockerfile_fails_with_its_status_and_last_lines() {
+    if !(require("docker") && require("busybox")) {
+        return;
+    }
+    let images = DockerImages::new();
+    let dir = tempfile::tempdir().unwrap();
+    helm_project(dir.path(), "demo-operator");
+    write(
+        dir.path(),
+        "build/Broken.Dockerfile",
+        "ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nRUN echo the-chart-is-missing >&2; exit 7\n",
+    );
+    let output = operator_rs(&dir.path().join("helm-charts"))
+        .args([
+            "build",
+            "operator-rs-test/never-built:v1",
+            "--file",
+            "../build/Broken.Dockerfile",
+        ])
+        .arg("--build-arg")
+        .arg(format!("BASE_IMAGE={}", images.base()))
+        .env("DOCKER_CONFIG", images.config_dir())
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let error = &stderr[stderr.find("error:").expect("an error")..];
+    assert!(
+        error.contains("docker build failed (exit status: 7)"),
+        "{error}"
+    );
+    assert!(error.contains("| the-chart-is-missing"), "{error}");
+    assert!(error.contains("returned a non-zero code: 7"), "{error}");
+    assert!(!project_file(dir.path()).contains("image:"));
+}
+
+/// A fake `docker` that records being run: proves that nothing runs for bad input.
+fn recording_docker(bin: &Path, marker: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let script = bin.join("docker");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\necho \"$@\" >> {}\n", marker.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn bad_input_is_a_usage_error_and_runs_nothing() {
+    let bin = tempfile::tempdir().unwrap();
+    let marker = bin.path().join("docker-was-run");
+    recording_docker(bin.path(), &marker);
+    let dir = tempfile::tempdir().unwrap();
+    helm_project(dir.path(), "demo-operator");
+    let digest = format!("sha256:{}", "a".repeat(64));
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["Team/Demo:v1".into()],
+            "repository \"Demo\" must be lower-case",
+        ),
+        (
+            vec!["registry.example.com/team/demo:-v1".into()],
+            "tag \"-v1\"",
+        ),
+        (
+            vec!["registry.example.com:99999/demo".into()],
+            "port \"99999\"",
+        ),
+        (vec!["demo@sha256:abc".into()], "64"),
+        (vec![format!("demo@{digest}")], "names a digest"),
+        (
+            vec!["demo:v1".into(), "--local".into()],
+            "--local builds a Rust operator",
+        ),
+        (
+            vec!["demo:v1".into(), "--file".into(), "nope/Dockerfile".into()],
+            "nope/Dockerfile does not exist",
+        ),
+        (
+            vec!["demo:v1".into(), "--build-arg".into(), "NOVALUE".into()],
+            "KEY=VALUE",
+        ),
+        (
+            vec!["demo:v1".into(), "--builder".into(), "kaniko".into()],
+            "kaniko",
+        ),
+    ];
+    for (args, expected) in cases {
+        let output = operator_rs(dir.path())
+            .arg("build")
+            .args(&args)
+            .env("PATH", bin.path())
+            .output()
+            .unwrap();
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(!marker.exists(), "{args:?} ran docker");
+    }
+    // Outside a project, too.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let output = operator_rs(elsewhere.path())
+        .args(["build", "demo:v1"])
+        .env("PATH", bin.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("operator-rs new"));
+    assert!(!marker.exists());
+    // The fake works: a valid reference does reach it.
+    operator_rs(dir.path())
+        .args(["build", "demo:v1"])
+        .env("PATH", bin.path())
+        .assert()
+        .success();
+    assert!(
+        std::fs::read_to_string(&marker)
+            .unwrap()
+            .contains("--tag demo:v1")
+    );
+}
+
+/// A registry that requires a login as `tester` / `secret`. The bcrypt entry is made with perl's
+/// crypt(), which uses libxcrypt (Debian's perl-base and libcrypt1, present on every Debian).
+fn htpasswd(dir: &Path) -> PathBuf {
+    let hash = run_ok(StdCommand::new("perl").args([
+        "-e",
+        "print crypt('secret', '$2b$05$' . 'abcdefghijklmnopqrstuu')",
+    ]));
+    assert!(
+        hash.starts_with("$2b$05$"),
+        "libcrypt has no bcrypt: {hash}"
+    );
+    let path = dir.join("htpasswd");
+    std::fs::write(&path, format!("tester:{hash}\n")).unwrap();
+    path
+}
+
+#[test]
+fn a_push_refused_for_authentication_says_to_log_in() {
+    if !(require("docker") && require("docker-registry") && require("busybox") && require("perl")) {
+        return;
+    }
+    let auth = tempfile::tempdir().unwrap();
+    let registry = Registry::start_with(RegistryOptions {
+        htpasswd: Some(htpasswd(auth.path())),
+    });
+    let mut images = DockerImages::new();
+    let dir = tempfile::tempdir().unwrap();
+    helm_project(dir.path(), "demo-operator");
+    let image = format!("{}/team/{}:v1", registry.host(), unique("private"));
+    images.track(&image);
+    let build = |images: &DockerImages| {
+        operator_rs(dir.path())
+            .args(["build", &image, "--push"])
+            .arg("--build-arg")
+            .arg(format!("BASE_IMAGE={}", images.base()))
+            .env("DOCKER_CONFIG", images.config_dir())
+            // The same labels both times, so the second build reuses the first image instead
+            // of leaving it behind untagged.
+            .env("SOURCE_DATE_EPOCH", "1700000000")
+            .output()
+            .unwrap()
+    };
+    let output = build(&images);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{} refused to take {image}", registry.host())),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("Run `docker login {}`", registry.host())),
+        "{stderr}"
+    );
+    assert!(
+        !project_file(dir.path()).contains("image:"),
+        "a failed push records nothing"
+    );
+
+    // After the login the message asks for, the same command works.
+    let mut login = images.docker();
+    login
+        .args([
+            "login",
+            "--username",
+            "tester",
+            "--password-stdin",
+            &registry.host(),
+        ])
+        .stdin(std::process::Stdio::piped());
+    let mut child = login
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"secret").unwrap();
+    assert!(child.wait().unwrap().success(), "docker login");
+    let output = build(&images);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(project_file(dir.path()).contains(&format!("image: {image}")));
+}
+
+/// podman and buildah: build into private storage, push to the registry on 127.0.0.1 (plain
+/// HTTP, which the tool allows for loopback registries only), read the labels back.
+fn daemonless_build_and_push(tool: &str) {
+    if !(require(tool) && require("docker-registry") && require("busybox")) {
+        return;
+    }
+    let registry = Registry::start();
+    let store = ContainersStore::new(tool);
+    let parent = tempfile::tempdir().unwrap();
+    let dir = generated_helm_project(parent.path());
+    let repository = format!("team/{}", unique(tool));
+    let image = format!("{}/{repository}:v2", registry.host());
+    let env: Vec<(&str, OsString)> = store.env();
+    let output = operator_rs(&dir)
+        .args(["build", &image, "--push", "--builder", tool])
+        .arg("--build-arg")
+        .arg(format!("BASE_IMAGE={}", store.base()))
+        .envs(env)
+        .env("SOURCE_DATE_EPOCH", "0")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{stdout}\n{stderr}\n{}",
+        registry.log()
+    );
+    assert!(stderr.contains("STEP 1/"), "{stderr}");
+    assert!(
+        stdout.contains(&format!("Built {image} with {tool}")),
+        "{stdout}"
+    );
+    assert!(project_file(&dir).contains(&format!("image: {image}")));
+    let labels = oci::labels(&registry.host(), &repository, "v2");
+    assert_eq!(
+        labels["org.opencontainers.image.version"], "v2",
+        "{labels:?}"
+    );
+    assert_eq!(
+        labels["org.opencontainers.image.created"],
+        "1970-01-01T00:00:00Z"
+    );
+    // The image is in the builder's own storage too, under the name the user gave.
+    run_ok(
+        store
+            .command(tool)
+            .args(["inspect", "--type", "image", &image]),
+    );
+}
+
+#[test]
+fn podman_builds_and_pushes() {
+    daemonless_build_and_push("podman");
+}
+
+#[test]
+fn buildah_builds_and_pushes() {
+    daemonless_build_and_push("buildah");
+}
+
+#[test]
+fn local_builds_a_rust_binary_on_the_host_and_packages_it() {
+    if !(require("docker") && require("busybox") && require("cargo")) {
+        return;
+    }
+    let mut images = DockerImages::new();
+    let dir = tempfile::tempdir().unwrap();
+    rust_project(dir.path(), "hello-operator");
+    let image = format!("operator-rs-test/{}:dev", unique("local"));
+    images.track(&image);
+    let output = operator_rs(dir.path())
+        .args(["build", &image, "--local"])
+        .arg("--build-arg")
+        .arg(format!("BASE_IMAGE={}", images.base()))
+        .env("DOCKER_CONFIG", images.config_dir())
+        .env("CARGO_TARGET_DIR", dir.path().join("target"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("Finished"),
+        "cargo's output streams through: {stderr}"
+    );
+    assert!(project_file(dir.path()).contains(&format!("image: {image}")));
+
+    let config = run_ok(images.docker().args([
+        "image",
+        "inspect",
+        "--format",
+        "{{json .Config.Entrypoint}} {{.Config.User}}",
+        &image,
+    ]));
+    assert_eq!(
+        config.trim(),
+        "[\"/usr/local/bin/hello-operator\"] 65532:65532"
+    );
+    // The binary in the image is the one cargo built here.
+    let built = std::fs::read(dir.path().join("target/release/hello-operator")).unwrap();
+    let inside = file_in_image(&images, &image, "/usr/local/bin/hello-operator");
+    assert!(
+        inside == built,
+        "the image's binary differs from target/release/hello-operator"
+    );
+}
+
+#[test]
+fn on_a_terminal_a_spinner_shows_the_step_and_a_failure_keeps_the_full_log() {
+    if !(require("docker") && require("busybox") && require("script")) {
+        return;
+    }
+    let images = DockerImages::new();
+    let dir = tempfile::tempdir().unwrap();
+    helm_project(dir.path(), "demo-operator");
+    // The sleep only keeps the step on screen long enough for the spinner to draw it.
+    write(
+        dir.path(),
+        "build/Slow.Dockerfile",
+        "ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nRUN echo first-line-of-the-log; sleep 3; exit 5\n",
+    );
+    let command = format!(
+        "{} build operator-rs-test/never-built:v1 --file build/Slow.Dockerfile --build-arg BASE_IMAGE={}",
+        env!("CARGO_BIN_EXE_operator-rs"),
+        images.base()
+    );
+    // util-linux `script` runs the command on a pseudo-terminal and copies what it shows.
+    let output = StdCommand::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(dir.path())
+        .env("DOCKER_CONFIG", images.config_dir())
+        .env("NO_COLOR", "1")
+        .env_remove("OPERATOR_RS_BUILDER")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let screen = text(&output.stdout);
+    assert!(!output.status.success(), "{screen}");
+    assert!(
+        screen.contains(
+            "docker build operator-rs-test/never-built:v1: step 3/6: RUN echo first-line-of-the-log"
+        ),
+        "{screen}"
+    );
+    // The builder's lines are not streamed: the only copy on screen is the error's tail.
+    assert_eq!(
+        screen.matches("first-line-of-the-log\r").count(),
+        1,
+        "{screen}"
+    );
+    let marker = "the full log is in ";
+    let at = screen.find(marker).unwrap_or_else(|| panic!("{screen}")) + marker.len();
+    let path: String = screen[at..]
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect();
+    let log = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert!(
+        log.contains("$ docker build operator-rs-test/never-built:v1"),
+        "{log}"
+    );
+    assert!(log.contains("Step 1/6 : ARG BASE_IMAGE"), "{log}");
+    assert!(log.contains("returned a non-zero code: 5"), "{log}");
+}
+
+#[test]
+fn a_podman_push_refused_for_authentication_says_podman_login() {
+    if !(require("podman") && require("docker-registry") && require("busybox") && require("perl")) {
+        return;
+    }
+    let auth = tempfile::tempdir().unwrap();
+    let registry = Registry::start_with(RegistryOptions {
+        htpasswd: Some(htpasswd(auth.path())),
+    });
+    let store = ContainersStore::new("podman");
+    let dir = tempfile::tempdir().unwrap();
+    helm_project(dir.path(), "demo-operator");
+    let image = format!("{}/team/private:v1", registry.host());
+    let output = operator_rs(dir.path())
+        .args(["build", &image, "--push", "--builder", "podman"])
+        .arg("--build-arg")
+        .arg(format!("BASE_IMAGE={}", store.base()))
+        .envs(store.env())
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("Run `podman login {}`", registry.host())),
+        "{stderr}"
+    );
+    assert!(!project_file(dir.path()).contains("image:"));
+}

@@ -1,0 +1,239 @@
+//! `operator-rs create api` on Helm projects: `new`, then two more Kinds; user edits survive;
+//! every refusal leaves the project byte-identical.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use support::project::{deploy_files, operator_rs, read_tree, shared_chart};
+
+fn new_project(work: &Path) -> PathBuf {
+    operator_rs(work)
+        .args([
+            "new",
+            "demo",
+            "--type=helm",
+            "--api-version=demo.example.com/v1alpha1",
+            "--helm-chart",
+        ])
+        .arg(shared_chart("hello-world"))
+        .assert()
+        .success();
+    work.join("demo")
+}
+
+fn generated_text(project: &Path) -> String {
+    read_tree(project)
+        .into_iter()
+        .filter(|(path, _)| !path.starts_with("helm-charts/"))
+        .map(|(path, bytes)| format!("=== {path}\n{}\n", String::from_utf8_lossy(&bytes)))
+        .collect()
+}
+
+#[test]
+fn two_more_kinds_with_their_charts() {
+    let work = tempfile::tempdir().unwrap();
+    let project = new_project(work.path());
+    // A user edit in a file the user owns must survive byte for byte.
+    let readme = project.join("README.md");
+    let edited = format!(
+        "{}\nOur team's notes.\n",
+        std::fs::read_to_string(&readme).unwrap()
+    );
+    std::fs::write(&readme, &edited).unwrap();
+    let watches = project.join("watches.yaml");
+    let edited_watches = std::fs::read_to_string(&watches)
+        .unwrap()
+        .replace("  # reconcilePeriod: 1m", "  reconcilePeriod: 5m");
+    std::fs::write(&watches, &edited_watches).unwrap();
+
+    // Run from a subdirectory: the project root is found upwards.
+    let output = operator_rs(&project.join("deploy"))
+        .args([
+            "create",
+            "api",
+            "--api-version=demo.example.com/v1beta1",
+            "--helm-chart",
+        ])
+        .arg(shared_chart("alertmanager"))
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
+    assert!(
+        stdout.contains("created deploy/crds/demo.example.com_alertmanagers_crd.yaml"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("changed deploy/role.yaml"), "{stdout}");
+    assert!(
+        !stdout.contains("ClusterRole"),
+        "alertmanager is namespaced: {stdout}"
+    );
+
+    let output = operator_rs(&project)
+        .args([
+            "create",
+            "api",
+            "--api-version=rancher.com/v1",
+            "--kind=Rancher",
+            "--helm-chart",
+        ])
+        .arg(shared_chart("rancher"))
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
+    assert!(
+        stdout.contains("ClusterRole"),
+        "the scope change is reported: {stdout}"
+    );
+
+    assert_eq!(std::fs::read_to_string(&readme).unwrap(), edited);
+    let watches_now = std::fs::read_to_string(&watches).unwrap();
+    assert!(watches_now.starts_with(&edited_watches), "{watches_now}");
+    assert_eq!(watches_now.matches("- group:").count(), 3);
+
+    let role = std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap();
+    assert!(role.contains("kind: ClusterRole"), "{role}");
+    let binding = std::fs::read_to_string(project.join("deploy/role_binding.yaml")).unwrap();
+    assert!(
+        binding.contains("kind: ClusterRoleBinding") && binding.contains("kind: ClusterRole\n"),
+        "{binding}"
+    );
+    let project_file = std::fs::read_to_string(project.join("PROJECT")).unwrap();
+    assert_eq!(
+        project_file.matches("- group:").count(),
+        3,
+        "{project_file}"
+    );
+
+    assert_role_covers_every_chart(&project);
+    let (manifests, _) = deploy_files(&project);
+    support::tools::kubernetes_validate(&manifests);
+    insta::assert_snapshot!("create_api_helm_two_kinds", generated_text(&project));
+}
+
+/// The role file grants every verb the helm-operator uses on every kind of every chart.
+fn assert_role_covers_every_chart(project: &Path) {
+    let role = std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap();
+    let rules = operator_rs::rbac::rules_from_yaml(&role).unwrap();
+    for entry in std::fs::read_dir(project.join("helm-charts")).unwrap() {
+        let chart = operator_rs::chart::load_local(&entry.unwrap().path()).unwrap();
+        for found in operator_rs::chart::kinds::scan(&chart).kinds {
+            let resource = operator_rs::rbac::resolve(found.group(), &found.kind).unwrap();
+            for verb in operator_rs::rbac::RELEASE_VERBS {
+                assert!(
+                    rules
+                        .iter()
+                        .any(|r| r.allows(&resource.group, &resource.plural, verb)),
+                    "{}: {} lacks {verb}",
+                    chart.name(),
+                    found.kind
+                );
+            }
+        }
+    }
+}
+
+/// Runs `create api` expecting a refusal: the exit code, the message, and a project that is
+/// byte-identical afterwards.
+fn assert_refused(project: &Path, args: &[&str], code: i32, fragments: &[&str]) {
+    let before = read_tree(project.parent().unwrap());
+    let output = operator_rs(project)
+        .args(["create", "api"])
+        .args(args)
+        .assert()
+        .code(code);
+    let stderr = String::from_utf8_lossy(&output.get_output().stderr).into_owned();
+    for fragment in fragments {
+        assert!(
+            stderr.contains(fragment),
+            "{args:?}: {fragment:?} not in:\n{stderr}"
+        );
+    }
+    assert!(
+        read_tree(project.parent().unwrap()) == before,
+        "{args:?} changed the project"
+    );
+}
+
+#[test]
+fn refusals_change_nothing() {
+    let work = tempfile::tempdir().unwrap();
+    let project = new_project(work.path());
+    let hello = shared_chart("hello-world");
+    let hello = hello.to_str().unwrap();
+    assert_refused(
+        &project,
+        &[
+            "--api-version=demo.example.com/v1alpha1",
+            "--kind=HelloWorld",
+            "--helm-chart",
+            hello,
+        ],
+        2,
+        &["already has HelloWorld"],
+    );
+    assert_refused(
+        &project,
+        &[
+            "--api-version=demo.example.com/v1beta1",
+            "--kind=HelloWorld",
+            "--helm-chart",
+            hello,
+        ],
+        2,
+        &["HelloWorld", "one version per kind"],
+    );
+    assert_refused(&project, &["--kind=lower"], 2, &["\"lower\""]);
+    assert_refused(
+        &project,
+        &["--kind=Other", "--api-version=nodot/v1"],
+        2,
+        &["\"nodot\""],
+    );
+    assert_refused(
+        &project,
+        &["--kind=Other", "--helm-chart=./missing"],
+        2,
+        &["./missing"],
+    );
+    assert_refused(
+        &project,
+        &[
+            "--kind=Other",
+            "--plural=helloworlds",
+            "--api-version=demo.example.com/v1alpha1",
+        ],
+        2,
+        &["helloworlds", "already used"],
+    );
+
+    // A different chart under a name the project already has.
+    let other = work.path().join("hello-world");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(
+        other.join("Chart.yaml"),
+        "apiVersion: v2\nname: hello-world\nversion: 9.9.9\n",
+    )
+    .unwrap();
+    assert_refused(
+        &project,
+        &["--kind=Other", "--helm-chart", other.to_str().unwrap()],
+        2,
+        &["helm-charts/hello-world", "different content"],
+    );
+}
+
+#[test]
+fn outside_a_project_says_how_to_start_one() {
+    let work = tempfile::tempdir().unwrap();
+    let output = operator_rs(work.path())
+        .args(["create", "api", "--kind=Thing"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&output.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("PROJECT") && stderr.contains("operator-rs new"),
+        "{stderr}"
+    );
+    assert!(std::fs::read_dir(work.path()).unwrap().next().is_none());
+}

@@ -1,0 +1,405 @@
+//! `operator-rs new --type=helm`, end to end: the real binary on every shared chart, judged by
+//! snapshots, `kubernetes-validate --strict`, `checkov` and the CRD schema.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use support::project::{
+    deploy_files, list_entries, operator_rs, read_tree, shared_chart, shared_chart_names,
+};
+
+/// The generated files of a project except the copied chart, as one text for a snapshot.
+fn generated_text(project: &Path) -> String {
+    let mut text = String::new();
+    for (path, bytes) in read_tree(project) {
+        if path.starts_with("helm-charts/") {
+            continue;
+        }
+        text.push_str(&format!(
+            "=== {path}\n{}\n",
+            String::from_utf8_lossy(&bytes)
+        ));
+    }
+    text
+}
+
+/// Files under `prefix/` of a tree, relative to it.
+fn subtree(tree: &BTreeMap<String, Vec<u8>>, prefix: &str) -> BTreeMap<String, Vec<u8>> {
+    tree.iter()
+        .filter_map(|(path, bytes)| {
+            path.strip_prefix(&format!("{prefix}/"))
+                .map(|rest| (rest.to_string(), bytes.clone()))
+        })
+        .collect()
+}
+
+fn judge_manifests(project: &Path) {
+    let (manifests, samples) = deploy_files(project);
+    assert!(!manifests.is_empty() && !samples.is_empty());
+    support::tools::kubernetes_validate(&manifests);
+    support::tools::checkov(&project.join("deploy"));
+}
+
+#[test]
+fn new_on_every_shared_chart() {
+    for chart in shared_chart_names() {
+        let work = tempfile::tempdir().unwrap();
+        let name = format!("{chart}-op");
+        operator_rs(work.path())
+            .args(["new", &name, "--type=helm", "--helm-chart"])
+            .arg(shared_chart(&chart))
+            .assert()
+            .success();
+        let project = work.path().join(&name);
+        let tree = read_tree(&project);
+
+        // The chart is copied byte for byte.
+        let copied = subtree(&tree, &format!("helm-charts/{chart}"));
+        assert_eq!(
+            copied,
+            read_tree(&shared_chart(&chart)),
+            "chart {chart} changed in copy"
+        );
+
+        for expected in [
+            "PROJECT",
+            "README.md",
+            ".gitignore",
+            ".dockerignore",
+            "watches.yaml",
+            "build/Dockerfile",
+            "deploy/operator.yaml",
+            "deploy/service_account.yaml",
+            "deploy/role.yaml",
+            "deploy/role_binding.yaml",
+            "deploy/kustomization.yaml",
+        ] {
+            assert!(tree.contains_key(expected), "{chart}: {expected} missing");
+        }
+        judge_manifests(&project);
+        insta::assert_snapshot!(format!("new_helm_{chart}"), generated_text(&project));
+    }
+}
+
+#[test]
+fn new_without_a_chart_uses_the_starter_chart() {
+    let work = tempfile::tempdir().unwrap();
+    let output = operator_rs(work.path())
+        .args(["new", "--kind=Memcached", "--type=helm"])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
+    assert!(stdout.contains("memcached-operator"), "{stdout}");
+    assert!(stdout.contains("operator-rs deploy"), "{stdout}");
+    let project = work.path().join("memcached-operator");
+    let tree = read_tree(&project);
+    let chart = String::from_utf8_lossy(&tree["helm-charts/memcached/Chart.yaml"]).into_owned();
+    assert!(chart.contains("name: memcached"), "{chart}");
+    let project_file = String::from_utf8_lossy(&tree["PROJECT"]).into_owned();
+    assert!(
+        project_file.contains("group: charts.example.com"),
+        "{project_file}"
+    );
+    assert!(project_file.contains("version: v1alpha1"), "{project_file}");
+    assert!(tree.contains_key("deploy/crds/charts.example.com_memcacheds_crd.yaml"));
+    assert!(tree.contains_key("deploy/crds/charts.example.com_v1alpha1_memcached_cr.yaml"));
+    judge_manifests(&project);
+    insta::assert_snapshot!("new_helm_starter", generated_text(&project));
+}
+
+#[test]
+fn defaults_come_from_the_chart_and_flags() {
+    let work = tempfile::tempdir().unwrap();
+    operator_rs(work.path())
+        .args([
+            "new",
+            "--type=helm",
+            "--domain=acme.io",
+            "--plural=exporterz",
+            "--helm-chart",
+        ])
+        .arg(shared_chart("prometheus-node-exporter"))
+        .assert()
+        .success();
+    let project = work.path().join("prometheus-node-exporter-operator");
+    let watches = std::fs::read_to_string(project.join("watches.yaml")).unwrap();
+    assert!(
+        watches.contains("kind: PrometheusNodeExporter"),
+        "{watches}"
+    );
+    assert!(watches.contains("group: charts.acme.io"), "{watches}");
+    assert!(
+        project
+            .join("deploy/crds/charts.acme.io_exporterz_crd.yaml")
+            .is_file()
+    );
+}
+
+#[test]
+fn new_from_a_tgz_equals_new_from_the_directory() {
+    let work = tempfile::tempdir().unwrap();
+    let chart = operator_rs::chart::load_local(&shared_chart("hello-world")).unwrap();
+    let archive = operator_rs::chart::archive::write_tgz("hello-world", &chart.files).unwrap();
+    let tgz = work.path().join("hello-world-0.1.0.tgz");
+    std::fs::write(&tgz, archive).unwrap();
+    operator_rs(work.path())
+        .args(["new", "from-tgz", "--type=helm", "--helm-chart"])
+        .arg(&tgz)
+        .assert()
+        .success();
+    operator_rs(work.path())
+        .args(["new", "from-dir", "--type=helm", "--helm-chart"])
+        .arg(shared_chart("hello-world"))
+        .assert()
+        .success();
+    let normalise = |name: &str| generated_text(&work.path().join(name)).replace(name, "NAME");
+    assert_eq!(normalise("from-tgz"), normalise("from-dir"));
+    assert_eq!(
+        read_tree(&work.path().join("from-tgz/helm-charts")),
+        read_tree(&work.path().join("from-dir/helm-charts"))
+    );
+}
+
+#[test]
+fn a_chart_version_that_is_not_semver_is_a_warning() {
+    let work = tempfile::tempdir().unwrap();
+    let output = operator_rs(work.path())
+        .args([
+            "new",
+            "rancher-op",
+            "--api-version=rancher.com/v1alpha1",
+            "--kind=Rancher",
+            "--type=helm",
+            "--helm-chart",
+        ])
+        .arg(shared_chart("rancher"))
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&output.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("%VERSION%") && stderr.contains("not semver"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn quiet_prints_nothing() {
+    let work = tempfile::tempdir().unwrap();
+    operator_rs(work.path())
+        .args(["new", "--kind=Memcached", "--type=helm", "--quiet"])
+        .assert()
+        .success()
+        .stdout("")
+        .stderr("");
+}
+
+/// Runs `new` expecting failure; checks the exit code, that the message contains every
+/// fragment, and that nothing was left in the working directory.
+fn assert_refused(args: &[&str], setup: impl FnOnce(&Path), code: i32, fragments: &[&str]) {
+    let work = tempfile::tempdir().unwrap();
+    setup(work.path());
+    let before = list_entries(work.path());
+    let output = operator_rs(work.path()).args(args).assert().code(code);
+    let stderr = String::from_utf8_lossy(&output.get_output().stderr).into_owned();
+    for fragment in fragments {
+        assert!(
+            stderr.contains(fragment),
+            "{args:?}: {fragment:?} not in:\n{stderr}"
+        );
+    }
+    assert_eq!(
+        list_entries(work.path()),
+        before,
+        "{args:?} left files behind"
+    );
+}
+
+#[test]
+fn bad_names_are_usage_errors() {
+    let none = |_: &Path| {};
+    assert_refused(
+        &["new", "--type=helm", "--kind=rancher"],
+        none,
+        2,
+        &["\"rancher\"", "upper-case", "\"Rancher\""],
+    );
+    assert_refused(
+        &["new", "--type=helm", "--kind=My-Kind"],
+        none,
+        2,
+        &["\"My-Kind\""],
+    );
+    assert_refused(
+        &[
+            "new",
+            "--type=helm",
+            "--kind=Rancher",
+            "--api-version=Rancher.com/v1",
+        ],
+        none,
+        2,
+        &["\"Rancher.com\"", "DNS subdomain"],
+    );
+    assert_refused(
+        &[
+            "new",
+            "--type=helm",
+            "--kind=Rancher",
+            "--api-version=example/v1",
+        ],
+        none,
+        2,
+        &["\"example\""],
+    );
+    assert_refused(
+        &[
+            "new",
+            "--type=helm",
+            "--kind=Rancher",
+            "--api-version=rancher.com/1.0",
+        ],
+        none,
+        2,
+        &["\"1.0\"", "v1alpha1"],
+    );
+    assert_refused(
+        &[
+            "new",
+            "--type=helm",
+            "--kind=Rancher",
+            "--api-version=rancher.com",
+        ],
+        none,
+        2,
+        &["\"rancher.com\"", "GROUP/VERSION"],
+    );
+    assert_refused(
+        &["new", "Rancher_Op", "--type=helm", "--kind=Rancher"],
+        none,
+        2,
+        &["\"Rancher_Op\"", "DNS-1123", "\"rancher-op\""],
+    );
+    assert_refused(
+        &["new", "--type=helm", "--kind=Rancher", "--plural=Ranchers"],
+        none,
+        2,
+        &["\"Ranchers\""],
+    );
+    assert_refused(
+        &["new", "--type=helm", "--kind=Rancher", "--domain=Example"],
+        none,
+        2,
+        &["\"Example\""],
+    );
+    // No kind and no chart to take one from, and nobody to ask.
+    assert_refused(&["new", "--type=helm"], none, 2, &["--kind"]);
+}
+
+#[test]
+fn bad_charts_are_refused_and_leave_nothing() {
+    let none = |_: &Path| {};
+    assert_refused(
+        &["new", "--type=helm", "--helm-chart=./nope"],
+        none,
+        2,
+        &["./nope", "does not exist"],
+    );
+    assert_refused(
+        &["new", "--type=helm", "--helm-chart=./empty"],
+        |dir| std::fs::create_dir(dir.join("empty")).unwrap(),
+        2,
+        &["./empty", "Chart.yaml"],
+    );
+    assert_refused(
+        &["new", "--type=helm", "--helm-chart=./corrupt.tgz"],
+        |dir| std::fs::write(dir.join("corrupt.tgz"), b"\x1f\x8b\x08garbage").unwrap(),
+        1,
+        &["./corrupt.tgz", "not a valid gzip-compressed tar"],
+    );
+    assert_refused(
+        &["new", "--type=helm", "--helm-chart=./bad-yaml"],
+        |dir| {
+            std::fs::create_dir(dir.join("bad-yaml")).unwrap();
+            std::fs::write(dir.join("bad-yaml/Chart.yaml"), "name: [unclosed\n").unwrap();
+        },
+        1,
+        &["./bad-yaml", "Chart.yaml"],
+    );
+    assert_refused(
+        &["new", "--type=helm", "--helm-chart=./escape.tgz"],
+        |dir| {
+            std::fs::write(
+                dir.join("escape.tgz"),
+                tgz_with_raw_entry("demo/../../evil"),
+            )
+            .unwrap()
+        },
+        1,
+        &["./escape.tgz", "unsafe entry", "../../evil"],
+    );
+    assert_refused(
+        &["new", "--type=helm", "--helm-chart=./link"],
+        |dir| {
+            std::fs::create_dir_all(dir.join("link/templates")).unwrap();
+            std::fs::write(
+                dir.join("link/Chart.yaml"),
+                "apiVersion: v2\nname: link\nversion: 0.1.0\n",
+            )
+            .unwrap();
+            std::os::unix::fs::symlink("/etc/hostname", dir.join("link/templates/x.yaml")).unwrap();
+        },
+        1,
+        &["./link", "outside the chart"],
+    );
+}
+
+#[test]
+fn an_existing_directory_is_never_touched() {
+    assert_refused(
+        &["new", "taken", "--type=helm", "--kind=Memcached"],
+        |dir| {
+            std::fs::create_dir(dir.join("taken")).unwrap();
+            std::fs::write(dir.join("taken/mine.txt"), "user data").unwrap();
+        },
+        2,
+        &["taken", "already exists"],
+    );
+    // An empty directory is fine: `mkdir x && cd x && ...` habits.
+    let work = tempfile::tempdir().unwrap();
+    std::fs::create_dir(work.path().join("empty")).unwrap();
+    operator_rs(work.path())
+        .args(["new", "empty", "--type=helm", "--kind=Memcached"])
+        .assert()
+        .success();
+    assert!(work.path().join("empty/PROJECT").is_file());
+    // No staging directory is left beside the project.
+    assert_eq!(
+        std::fs::read_dir(work.path()).unwrap().count(),
+        1,
+        "{:?}",
+        list_entries(work.path())
+    );
+}
+
+/// A .tgz whose single entry has exactly `name`, unchecked (the tar crate refuses to write
+/// `..` through its safe API, which is the point of this test).
+fn tgz_with_raw_entry(name: &str) -> Vec<u8> {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let mut builder = tar::Builder::new(gz);
+    let chart = b"apiVersion: v2\nname: demo\nversion: 0.1.0\n";
+    let mut header = tar::Header::new_gnu();
+    header.set_size(chart.len() as u64);
+    header.set_mode(0o644);
+    header.set_path("demo/Chart.yaml").unwrap();
+    header.set_cksum();
+    builder.append(&header, &chart[..]).unwrap();
+    let mut header = tar::Header::new_gnu();
+    header.set_size(4);
+    header.set_mode(0o644);
+    header.as_old_mut().name[..name.len()].copy_from_slice(name.as_bytes());
+    header.set_cksum();
+    builder.append(&header, &b"evil"[..]).unwrap();
+    builder.into_inner().unwrap().finish().unwrap()
+}
