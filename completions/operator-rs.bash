@@ -156,7 +156,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__create__subcmd__api)
-            opts="-q -y -h -V --api-version --kind --plural --helm-chart --quiet --yes --help --version"
+            opts="-q -y -h -V --api-version --kind --plural --helm-chart --helm-chart-version --helm-chart-repo --plain-http --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -175,6 +175,14 @@ _operator__rs() {
                     return 0
                     ;;
                 --helm-chart)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-chart-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-chart-repo)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -400,7 +408,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__new)
-            opts="-q -y -h -V --type --api-version --kind --plural --domain --helm-chart --quiet --yes --help --version"
+            opts="-q -y -h -V --type --api-version --kind --plural --domain --helm-chart --helm-chart-version --helm-chart-repo --plain-http --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -427,6 +435,14 @@ _operator__rs() {
                     return 0
                     ;;
                 --helm-chart)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-chart-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-chart-repo)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

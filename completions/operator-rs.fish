@@ -41,7 +41,10 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l api-vers
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l kind -d 'The first Kind, in CamelCase [default for Helm: the chart name in CamelCase]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l plural -d 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l domain -d 'Domain for default API groups' -r
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart -d 'Helm chart to build the operator from: a chart directory or .tgz [default: a starter chart like `helm create`]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart -d 'Helm chart to build the operator from: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart-version -d 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart-repo -d 'Chart repository URL to find --helm-chart in, like `helm install --repo`' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l plain-http -d 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s q -l quiet -d 'Print nothing but errors'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -55,7 +58,10 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not 
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l api-version -d 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l kind -d 'The Kind, in CamelCase [default for Helm: the chart name in CamelCase]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l plural -d 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]' -r
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l helm-chart -d 'Helm projects: the chart for the Kind, a chart directory or .tgz [default: a starter chart]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l helm-chart -d 'Helm projects: the chart for the Kind: a directory, .tgz, repo/name, URL or oci:// reference [default: a starter chart]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l helm-chart-version -d 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l helm-chart-repo -d 'Chart repository URL to find --helm-chart in, like `helm install --repo`' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l plain-http -d 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -s q -l quiet -d 'Print nothing but errors'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -s h -l help -d 'Print help'

@@ -78,9 +78,12 @@ pub struct CreateApiArgs {
     #[arg(long)]
     pub plural: Option<String>,
 
-    /// Helm projects: the chart for the Kind, a chart directory or .tgz [default: a starter chart]
+    /// Helm projects: the chart for the Kind: a directory, .tgz, repo/name, URL or oci:// reference [default: a starter chart]
     #[arg(long, value_name = "CHART")]
     pub helm_chart: Option<String>,
+
+    #[command(flatten)]
+    pub chart_source: ChartSourceArgs,
 }
 
 #[derive(Debug, Args)]
@@ -108,9 +111,28 @@ pub struct NewArgs {
     #[arg(long, default_value = "example.com")]
     pub domain: String,
 
-    /// Helm chart to build the operator from: a chart directory or .tgz [default: a starter chart like `helm create`]
+    /// Helm chart to build the operator from: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]
     #[arg(long, value_name = "CHART")]
     pub helm_chart: Option<String>,
+
+    #[command(flatten)]
+    pub chart_source: ChartSourceArgs,
+}
+
+/// How a remote `--helm-chart` is found; the same for `new` and `create api`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ChartSourceArgs {
+    /// Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]
+    #[arg(long, value_name = "VERSION", requires = "helm_chart")]
+    pub helm_chart_version: Option<String>,
+
+    /// Chart repository URL to find --helm-chart in, like `helm install --repo`
+    #[arg(long, value_name = "URL", requires = "helm_chart")]
+    pub helm_chart_repo: Option<String>,
+
+    /// Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)
+    #[arg(long)]
+    pub plain_http: bool,
 }
 
 #[derive(Debug, Args)]

@@ -5,8 +5,8 @@ use clap::Parser;
 use operator_rs::{cli::Cli, commands, error, ui};
 
 fn main() -> ExitCode {
-    // kube and reqwest both use rustls; exactly one crypto provider must be active or the
-    // first TLS connection panics. An error only means one was installed already.
+    // reqwest (charts) and kube share rustls; exactly one crypto provider may be active, or
+    // the clients panic when they first build a TLS config.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let cli = Cli::parse();
     match commands::run(cli) {

@@ -75,6 +75,40 @@ impl Ui {
         bar
     }
 
+    /// A byte-counting bar for downloads; hidden when not on a terminal or quiet. Feed it with
+    /// [`Ui::download_progress`].
+    pub fn download_bar(&self, message: impl Into<String>) -> ProgressBar {
+        if self.quiet || !self.stderr_terminal {
+            return ProgressBar::hidden();
+        }
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} {bytes}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(message.into());
+        bar.enable_steady_tick(Duration::from_millis(100));
+        bar
+    }
+
+    /// Moves a [`Ui::download_bar`] to `done` bytes of `total` (each download starts at 0).
+    pub fn download_progress(bar: &ProgressBar, done: u64, total: Option<u64>) {
+        match total {
+            Some(total) if bar.length() != Some(total) => {
+                bar.set_length(total);
+                bar.set_style(
+                    ProgressStyle::with_template(
+                        "{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec})",
+                    )
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+                );
+            }
+            _ => {}
+        }
+        bar.set_position(done);
+    }
+
     /// A line of another program's output passed through to stderr (not with `--quiet`).
     pub fn passthrough(&self, line: &str) {
         if !self.quiet {

@@ -20,3 +20,16 @@ pub fn to_string<T: Serialize>(value: &T) -> String {
     // an error here means a type with a non-serialisable field was added, a programming error.
     serde_saphyr::to_string(value).expect("plain data always serialises to YAML")
 }
+
+/// Parses one large, machine-written document (a chart repository's `index.yaml` runs to tens of
+/// MiB): the default budget, sized for hand-written files, would refuse it. Anchor and alias
+/// limits stay at their defaults, so an alias bomb is still refused.
+pub fn from_str_large<T: DeserializeOwned>(text: &str) -> Result<T, serde_saphyr::Error> {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_reader_input_bytes = Some(512 * 1024 * 1024);
+    budget.max_events = 100_000_000;
+    budget.max_nodes = 50_000_000;
+    budget.max_total_scalar_bytes = 512 * 1024 * 1024;
+    let options = serde_saphyr::options! { budget: Some(budget) };
+    serde_saphyr::from_str_with_options(text, options)
+}

@@ -108,6 +108,7 @@ fn two_more_kinds_with_their_charts() {
     assert_role_covers_every_chart(&project);
     let (manifests, _) = deploy_files(&project);
     support::tools::kubernetes_validate(&manifests);
+    support::crds::assert_samples_match_crds(&project);
     insta::assert_snapshot!("create_api_helm_two_kinds", generated_text(&project));
 }
 

@@ -40,6 +40,7 @@ fn judge_manifests(project: &Path) {
     assert!(!manifests.is_empty() && !samples.is_empty());
     support::tools::kubernetes_validate(&manifests);
     support::tools::checkov(&project.join("deploy"));
+    support::crds::assert_samples_match_crds(project);
 }
 
 #[test]

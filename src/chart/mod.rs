@@ -5,8 +5,19 @@
 //! chart's origin, and lets `scaffold` copy the files byte for byte.
 
 pub mod archive;
+pub mod dependencies;
+pub mod download;
+pub mod helm_paths;
 pub mod kinds;
 pub mod local;
+pub mod oci;
+pub mod repo;
+pub mod resolve;
+pub mod source;
+pub mod version;
+
+pub use resolve::{ResolveError, ResolveOptions, Resolved, resolve};
+pub use source::ChartSource;
 
 use std::collections::BTreeMap;
 

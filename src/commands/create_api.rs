@@ -65,7 +65,8 @@ fn create_helm_api(
     root: &Path,
     mut project: Project,
 ) -> anyhow::Result<()> {
-    let user_chart = helm_project::load_user_chart(ui, args.helm_chart.as_deref())?;
+    let user_chart =
+        helm_project::load_user_chart(ui, args.helm_chart.as_deref(), &args.chart_source)?;
     let default_kind = user_chart
         .as_ref()
         .map(helm_project::kind_from_chart)

@@ -1,12 +1,11 @@
 //! The steps `new` and `create api` share for Helm projects: getting the chart, deriving the
 //! CRD schema from it, and deriving the operator's RBAC from every chart of the project.
 
-use std::path::Path;
-
 use anyhow::Context as _;
 
 use super::inputs::ApiNames;
-use crate::chart::{self, Chart, ChartError};
+use crate::chart::{self, Chart, ChartError, ChartSource, ResolveError};
+use crate::cli::ChartSourceArgs;
 use crate::error::usage;
 use crate::names::Kind;
 use crate::rbac;
@@ -14,20 +13,55 @@ use crate::scaffold;
 use crate::schema::{self, SpecSchema};
 use crate::ui::Ui;
 
-/// The chart a user named with `--helm-chart`, or `None` when they named none.
-pub fn load_user_chart(ui: &Ui, reference: Option<&str>) -> anyhow::Result<Option<Chart>> {
+/// The chart a user named with `--helm-chart` (a directory, .tgz, repo/name, URL or oci://),
+/// with its dependencies in `charts/`, or `None` when they named none. Everything is fetched
+/// and verified here, before any project file is written.
+pub fn load_user_chart(
+    ui: &Ui,
+    reference: Option<&str>,
+    remote: &ChartSourceArgs,
+) -> anyhow::Result<Option<Chart>> {
     let Some(reference) = reference else {
         return Ok(None);
     };
-    let spinner = ui.spinner(format!("Reading chart {reference}"));
-    let loaded = chart::load_local(Path::new(reference));
-    spinner.finish_and_clear();
-    match loaded {
-        Ok(chart) => Ok(Some(chart)),
+    let source = ChartSource::parse(
+        reference,
+        remote.helm_chart_version.as_deref(),
+        remote.helm_chart_repo.as_deref(),
+    )
+    .map_err(usage)?;
+    let options = chart::ResolveOptions::from_env(remote.plain_http);
+    let bar = if source.is_remote() {
+        ui.download_bar(format!("Fetching chart {}", source.describe()))
+    } else {
+        ui.spinner(format!("Reading chart {reference}"))
+    };
+    let resolved = chart::resolve(&source, &options, &|done, total| {
+        Ui::download_progress(&bar, done, total)
+    });
+    bar.finish_and_clear();
+    match resolved {
+        Ok(resolved) => {
+            for warning in &resolved.warnings {
+                ui.warn(warning);
+            }
+            if let (true, Some(version)) = (source.is_remote(), &resolved.version) {
+                ui.info(format!(
+                    "Fetched chart {} {version} from {}",
+                    resolved.chart.name(),
+                    resolved.chart.origin
+                ));
+            }
+            for dependency in &resolved.fetched_dependencies {
+                ui.info(format!("Fetched dependency {dependency}"));
+            }
+            Ok(Some(resolved.chart))
+        }
         // The argument does not name a chart at all: that is how the command was called.
-        Err(e @ (ChartError::Missing(_) | ChartError::NoChartYaml(_))) => {
+        Err(ResolveError::Chart(e @ (ChartError::Missing(_) | ChartError::NoChartYaml(_)))) => {
             Err(usage(format!("--helm-chart: {e}")))
         }
+        Err(e) if e.is_usage() => Err(usage(e)),
         Err(e) => Err(anyhow::Error::new(e).context(format!("--helm-chart {reference}"))),
     }
 }

@@ -24,7 +24,8 @@ pub fn run(ui: &Ui, args: NewArgs) -> anyhow::Result<()> {
 }
 
 fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
-    let user_chart = helm_project::load_user_chart(ui, args.helm_chart.as_deref())?;
+    let user_chart =
+        helm_project::load_user_chart(ui, args.helm_chart.as_deref(), &args.chart_source)?;
     let default_kind = user_chart
         .as_ref()
         .map(helm_project::kind_from_chart)

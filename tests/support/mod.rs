@@ -2,9 +2,14 @@
 #![allow(dead_code)]
 
 pub mod build_projects;
+pub mod certs;
+pub mod chart_repo;
+pub mod crds;
+pub mod http_server;
 pub mod images;
 pub mod kube_server;
 pub mod oci;
+pub mod oci_push;
 pub mod openapi;
 pub mod project;
 pub mod registry;
