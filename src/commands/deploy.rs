@@ -274,20 +274,28 @@ async fn wait_rollout(
         RolloutState::Waiting(what) => format!("did not roll out within {waited}: {what}"),
         RolloutState::Failed(why) => format!("failed to roll out: {why}"),
     };
-    let details = cluster.rollout_report(namespace, deployment.name()).await?;
-    let mut message = format!("{name} {reason}\n  conditions:");
-    if details.conditions.is_empty() {
-        message.push_str(" none reported yet");
-    }
-    for condition in &details.conditions {
-        message.push_str(&format!("\n    {condition}"));
-    }
-    message.push_str("\n  latest events of its pods:");
-    if details.events.is_empty() {
-        message.push_str(" none");
-    }
-    for event in &details.events {
-        message.push_str(&format!("\n    {event}"));
+    let mut message = format!("{name} {reason}");
+    // The details help, but failing to read them must not hide the timeout itself.
+    match cluster.rollout_report(namespace, deployment.name()).await {
+        Ok(details) => {
+            message.push_str("\n  conditions:");
+            if details.conditions.is_empty() {
+                message.push_str(" none reported yet");
+            }
+            for condition in &details.conditions {
+                message.push_str(&format!("\n    {condition}"));
+            }
+            message.push_str("\n  latest events of its pods:");
+            if details.events.is_empty() {
+                message.push_str(" none");
+            }
+            for event in &details.events {
+                message.push_str(&format!("\n    {event}"));
+            }
+        }
+        Err(e) => message.push_str(&format!(
+            "\n  (its conditions and events could not be read: {e})"
+        )),
     }
     message.push_str(&format!(
         "\n  look closer with `kubectl -n {namespace} describe deployment {}`; deploy again with a longer --timeout to keep waiting",
