@@ -25,14 +25,17 @@ _operator__rs() {
             operator__rs,create)
                 cmd="operator__rs__subcmd__create"
                 ;;
-            operator__rs,generate)
-                cmd="operator__rs__subcmd__generate"
+            operator__rs,deploy)
+                cmd="operator__rs__subcmd__deploy"
                 ;;
             operator__rs,help)
                 cmd="operator__rs__subcmd__help"
                 ;;
             operator__rs,new)
                 cmd="operator__rs__subcmd__new"
+                ;;
+            operator__rs,undeploy)
+                cmd="operator__rs__subcmd__undeploy"
                 ;;
             operator__rs__subcmd__create,api)
                 cmd="operator__rs__subcmd__create__subcmd__api"
@@ -46,18 +49,6 @@ _operator__rs() {
             operator__rs__subcmd__create__subcmd__help,help)
                 cmd="operator__rs__subcmd__create__subcmd__help__subcmd__help"
                 ;;
-            operator__rs__subcmd__generate,crds)
-                cmd="operator__rs__subcmd__generate__subcmd__crds"
-                ;;
-            operator__rs__subcmd__generate,help)
-                cmd="operator__rs__subcmd__generate__subcmd__help"
-                ;;
-            operator__rs__subcmd__generate__subcmd__help,crds)
-                cmd="operator__rs__subcmd__generate__subcmd__help__subcmd__crds"
-                ;;
-            operator__rs__subcmd__generate__subcmd__help,help)
-                cmd="operator__rs__subcmd__generate__subcmd__help__subcmd__help"
-                ;;
             operator__rs__subcmd__help,build)
                 cmd="operator__rs__subcmd__help__subcmd__build"
                 ;;
@@ -67,8 +58,8 @@ _operator__rs() {
             operator__rs__subcmd__help,create)
                 cmd="operator__rs__subcmd__help__subcmd__create"
                 ;;
-            operator__rs__subcmd__help,generate)
-                cmd="operator__rs__subcmd__help__subcmd__generate"
+            operator__rs__subcmd__help,deploy)
+                cmd="operator__rs__subcmd__help__subcmd__deploy"
                 ;;
             operator__rs__subcmd__help,help)
                 cmd="operator__rs__subcmd__help__subcmd__help"
@@ -76,11 +67,11 @@ _operator__rs() {
             operator__rs__subcmd__help,new)
                 cmd="operator__rs__subcmd__help__subcmd__new"
                 ;;
+            operator__rs__subcmd__help,undeploy)
+                cmd="operator__rs__subcmd__help__subcmd__undeploy"
+                ;;
             operator__rs__subcmd__help__subcmd__create,api)
                 cmd="operator__rs__subcmd__help__subcmd__create__subcmd__api"
-                ;;
-            operator__rs__subcmd__help__subcmd__generate,crds)
-                cmd="operator__rs__subcmd__help__subcmd__generate__subcmd__crds"
                 ;;
             *)
                 ;;
@@ -89,7 +80,7 @@ _operator__rs() {
 
     case "${cmd}" in
         operator__rs)
-            opts="-q -y -h -V --quiet --yes --help --version new create completion build generate help"
+            opts="-q -y -h -V --quiet --yes --help --version new create completion deploy undeploy build help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -244,69 +235,45 @@ _operator__rs() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        operator__subcmd__rs__subcmd__generate)
-            opts="-q -y -h -V --quiet --yes --help --version crds help"
+        operator__subcmd__rs__subcmd__deploy)
+            opts="-n -q -y -h -V --namespace --image --with-sample --dry-run --no-wait --timeout --create-namespace --kubeconfig --context --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                *)
-                    COMPREPLY=()
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
                     ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        operator__subcmd__rs__subcmd__generate__subcmd__crds)
-            opts="-q -y -h -V --check --quiet --yes --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
                     ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        operator__subcmd__rs__subcmd__generate__subcmd__help)
-            opts="crds help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
+                --image)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
                     ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        operator__subcmd__rs__subcmd__generate__subcmd__help__subcmd__crds)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
+                --dry-run)
+                    COMPREPLY=($(compgen -W "client server" -- "${cur}"))
+                    return 0
                     ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        operator__subcmd__rs__subcmd__generate__subcmd__help__subcmd__help)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --create-namespace)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -315,7 +282,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__help)
-            opts="new create completion build generate help"
+            opts="new create completion deploy undeploy build help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -384,23 +351,9 @@ _operator__rs() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        operator__subcmd__rs__subcmd__help__subcmd__generate)
-            opts="crds"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        operator__subcmd__rs__subcmd__help__subcmd__generate__subcmd__crds)
+        operator__subcmd__rs__subcmd__help__subcmd__deploy)
             opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -427,6 +380,20 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__help__subcmd__new)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__help__subcmd__undeploy)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -476,6 +443,40 @@ _operator__rs() {
                     return 0
                     ;;
                 --helm-chart-repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__undeploy)
+            opts="-n -q -y -h -V --namespace --include-crds --force --no-wait --timeout --kubeconfig --context --quiet --yes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -29,6 +29,8 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand new 'Create a new operator project'
             cand create 'Add to an existing project'
             cand completion 'Print a shell completion script'
+            cand deploy 'Apply deploy/ to a cluster and wait until the operator is running'
+            cand undeploy 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
             cand build 'Build the operator image with docker, podman or buildah (and push it with --push)'
             cand generate 'Regenerate files of a project from its code'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -99,6 +101,44 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'operator-rs;deploy'= {
+            cand -n 'Namespace to deploy into [default: the last one deployed to (PROJECT), else the context''s, else "default"]'
+            cand --namespace 'Namespace to deploy into [default: the last one deployed to (PROJECT), else the context''s, else "default"]'
+            cand --image 'Operator image [default: the image of the last `operator-rs build`]'
+            cand --dry-run 'Print the manifests instead of applying them (`--dry-run` alone is client)'
+            cand --timeout 'How long to wait for CRDs and the rollout, for example 90s, 5m or 1h'
+            cand --create-namespace 'Create the namespace if it is missing; --create-namespace=false fails instead'
+            cand --kubeconfig 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]'
+            cand --context 'Kubeconfig context to use [default: the current context]'
+            cand --with-sample 'Also apply the sample custom resource of every API (deploy/crds/*_cr.yaml)'
+            cand --no-wait 'Return once applied, without waiting for the operator to be rolled out'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'operator-rs;undeploy'= {
+            cand -n 'Namespace to delete from [default: the last one deployed to (PROJECT), else the context''s, else "default"]'
+            cand --namespace 'Namespace to delete from [default: the last one deployed to (PROJECT), else the context''s, else "default"]'
+            cand --timeout 'How long to wait for the objects to be gone, for example 90s, 5m or 1h'
+            cand --kubeconfig 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]'
+            cand --context 'Kubeconfig context to use [default: the current context]'
+            cand --include-crds 'Also delete the CustomResourceDefinitions, and with them every custom resource of their kinds'
+            cand --force 'With --include-crds: delete even when custom resources exist, without asking'
+            cand --no-wait 'Return once deletion is requested, without waiting for the objects to be gone'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'operator-rs;build'= {
             cand --builder 'The program that builds and pushes the image'
             cand --build-arg 'A build argument for the Dockerfile, for example BASE_IMAGE=localhost/helm-operator:dev (repeatable)'
@@ -152,6 +192,8 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand new 'Create a new operator project'
             cand create 'Add to an existing project'
             cand completion 'Print a shell completion script'
+            cand deploy 'Apply deploy/ to a cluster and wait until the operator is running'
+            cand undeploy 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
             cand build 'Build the operator image with docker, podman or buildah (and push it with --push)'
             cand generate 'Regenerate files of a project from its code'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -164,6 +206,10 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
         &'operator-rs;help;create;api'= {
         }
         &'operator-rs;help;completion'= {
+        }
+        &'operator-rs;help;deploy'= {
+        }
+        &'operator-rs;help;undeploy'= {
         }
         &'operator-rs;help;build'= {
         }

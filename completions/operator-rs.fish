@@ -31,8 +31,9 @@ complete -c operator-rs -n "__fish_operator_rs_needs_command" -s V -l version -d
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "new" -d 'Create a new operator project'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "create" -d 'Add to an existing project'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "completion" -d 'Print a shell completion script'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "deploy" -d 'Apply deploy/ to a cluster and wait until the operator is running'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "undeploy" -d 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "build" -d 'Build the operator image with docker, podman or buildah (and push it with --push)'
-complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "generate" -d 'Regenerate files of a project from its code'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l type -d 'Kind of project to create' -r -f -a "rust\t'A kube-rs controller written in Rust'
 helm\t'The helm-operator image reconciling a Helm chart'"
@@ -71,6 +72,32 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s q
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand completion" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -s n -l namespace -d 'Namespace to deploy into [default: the last one deployed to (PROJECT), else the context\'s, else "default"]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l image -d 'Operator image [default: the image of the last `operator-rs build`]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l dry-run -d 'Print the manifests instead of applying them (`--dry-run` alone is client)' -r -f -a "client\t'Print the final manifests; never contact a cluster'
+server\t'Send every apply with dryRun=All: the server checks it and persists nothing'"
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l timeout -d 'How long to wait for CRDs and the rollout, for example 90s, 5m or 1h' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l create-namespace -d 'Create the namespace if it is missing; --create-namespace=false fails instead' -r -f -a "true\t''
+false\t''"
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l kubeconfig -d 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]' -r -F
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l context -d 'Kubeconfig context to use [default: the current context]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l with-sample -d 'Also apply the sample custom resource of every API (deploy/crds/*_cr.yaml)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l no-wait -d 'Return once applied, without waiting for the operator to be rolled out'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s n -l namespace -d 'Namespace to delete from [default: the last one deployed to (PROJECT), else the context\'s, else "default"]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l timeout -d 'How long to wait for the objects to be gone, for example 90s, 5m or 1h' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l kubeconfig -d 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]' -r -F
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l context -d 'Kubeconfig context to use [default: the current context]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l include-crds -d 'Also delete the CustomResourceDefinitions, and with them every custom resource of their kinds'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l force -d 'With --include-crds: delete even when custom resources exist, without asking'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l no-wait -d 'Return once deletion is requested, without waiting for the objects to be gone'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s h -l help -d 'Print help'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s V -l version -d 'Print version'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l builder -d 'The program that builds and pushes the image' -r -f -a "docker\t'The Docker Engine (needs a running daemon)'
 podman\t'podman (daemonless)'
 buildah\t'buildah (daemonless)'"
@@ -85,24 +112,11 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s q -l q
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s V -l version -d 'Print version'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds help" -s q -l quiet -d 'Print nothing but errors'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds help" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds help" -s h -l help -d 'Print help'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds help" -s V -l version -d 'Print version'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds help" -f -a "crds" -d 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from crds" -l check -d 'Change nothing; exit with code 1 when a CRD file is out of date (for CI)'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from crds" -s q -l quiet -d 'Print nothing but errors'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from crds" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from crds" -s h -l help -d 'Print help'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from crds" -s V -l version -d 'Print version'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "crds" -d 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build generate help" -f -a "new" -d 'Create a new operator project'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build generate help" -f -a "create" -d 'Add to an existing project'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build generate help" -f -a "completion" -d 'Print a shell completion script'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build generate help" -f -a "build" -d 'Build the operator image with docker, podman or buildah (and push it with --push)'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build generate help" -f -a "generate" -d 'Regenerate files of a project from its code'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion build generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build help" -f -a "new" -d 'Create a new operator project'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build help" -f -a "create" -d 'Add to an existing project'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build help" -f -a "completion" -d 'Print a shell completion script'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build help" -f -a "deploy" -d 'Apply deploy/ to a cluster and wait until the operator is running'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build help" -f -a "undeploy" -d 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build help" -f -a "build" -d 'Build the operator image with docker, podman or buildah (and push it with --push)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and __fish_seen_subcommand_from create" -f -a "api" -d 'Add a Kind (with its chart or controller) to the project in this directory or above'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and __fish_seen_subcommand_from generate" -f -a "crds" -d 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # Debian packages: the local OCI registry, the other image builders, a static busybox for
 # test base images, hyperfine for benchmarks, openssl for the TLS tests of chart downloads.
-packages=(docker-registry podman buildah busybox-static hyperfine openssl)
+packages=(docker-registry podman buildah busybox-static hyperfine openssl jq curl)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

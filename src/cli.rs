@@ -2,8 +2,9 @@
 //! shell completions and the README's command reference.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
 use crate::image::BuilderKind;
@@ -48,6 +49,11 @@ pub enum Command {
     /// Print a shell completion script
     Completion(CompletionArgs),
 
+    /// Apply deploy/ to a cluster and wait until the operator is running
+    Deploy(DeployArgs),
+
+    /// Delete what `deploy` applied (CRDs and custom resources only when asked)
+    Undeploy(UndeployArgs),
     /// Build the operator image with docker, podman or buildah (and push it with --push)
     Build(BuildArgs),
 
@@ -189,4 +195,99 @@ pub struct BuildArgs {
     /// Rust projects: build the binary with cargo on this machine, then package it with the runtime stage of the Dockerfile only
     #[arg(long)]
     pub local: bool,
+}
+
+/// Which cluster to talk to; chosen the way kubectl chooses.
+#[derive(Debug, Args)]
+pub struct ClusterArgs {
+    /// Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// Kubeconfig context to use [default: the current context]
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DryRun {
+    /// Print the final manifests; never contact a cluster
+    Client,
+    /// Send every apply with dryRun=All: the server checks it and persists nothing
+    Server,
+}
+
+#[derive(Debug, Args)]
+pub struct DeployArgs {
+    /// Namespace to deploy into [default: the last one deployed to (PROJECT), else the context's, else "default"]
+    #[arg(long, short, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// Operator image [default: the image of the last `operator-rs build`]
+    #[arg(long, value_name = "IMAGE")]
+    pub image: Option<String>,
+
+    /// Also apply the sample custom resource of every API (deploy/crds/*_cr.yaml)
+    #[arg(long)]
+    pub with_sample: bool,
+
+    /// Print the manifests instead of applying them (`--dry-run` alone is client)
+    #[arg(
+        long,
+        value_enum,
+        value_name = "MODE",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "client"
+    )]
+    pub dry_run: Option<DryRun>,
+
+    /// Return once applied, without waiting for the operator to be rolled out
+    #[arg(long)]
+    pub no_wait: bool,
+
+    /// How long to wait for CRDs and the rollout, for example 90s, 5m or 1h
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::duration::parse)]
+    pub timeout: Duration,
+
+    /// Create the namespace if it is missing; --create-namespace=false fails instead
+    #[arg(
+        long,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_value_t = true,
+        default_missing_value = "true",
+        action = ArgAction::Set
+    )]
+    pub create_namespace: bool,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UndeployArgs {
+    /// Namespace to delete from [default: the last one deployed to (PROJECT), else the context's, else "default"]
+    #[arg(long, short, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// Also delete the CustomResourceDefinitions, and with them every custom resource of their kinds
+    #[arg(long)]
+    pub include_crds: bool,
+
+    /// With --include-crds: delete even when custom resources exist, without asking
+    #[arg(long, requires = "include_crds")]
+    pub force: bool,
+
+    /// Return once deletion is requested, without waiting for the objects to be gone
+    #[arg(long)]
+    pub no_wait: bool,
+
+    /// How long to wait for the objects to be gone, for example 90s, 5m or 1h
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::duration::parse)]
+    pub timeout: Duration,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 }

@@ -41,6 +41,12 @@ impl Ui {
         }
     }
 
+    /// The command's product (for example rendered manifests): printed even with `--quiet`,
+    /// since the user asked for exactly this output.
+    pub fn data(&self, text: impl AsRef<str>) {
+        print!("{}", text.as_ref());
+    }
+
     /// A heading-like line: bold on a terminal.
     pub fn headline(&self, message: impl AsRef<str>) {
         if !self.quiet {

@@ -7,6 +7,7 @@ pub mod chart_repo;
 pub mod crds;
 pub mod http_server;
 pub mod images;
+pub mod kube_server;
 pub mod oci;
 pub mod oci_push;
 pub mod openapi;

@@ -1,0 +1,88 @@
+//! What `deploy` and `undeploy` share: the async runtime, the connection flags, the choice of
+//! namespace, and how a line about one object looks.
+
+use console::style;
+
+use crate::cli::ClusterArgs;
+use crate::kube::ConnectOptions;
+use crate::project::Project;
+use crate::ui::Ui;
+
+/// A runtime for one command: the work is a few dozen requests, one thread serves them.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?)
+}
+
+pub fn connect_options(args: &ClusterArgs) -> ConnectOptions {
+    ConnectOptions {
+        kubeconfig: args.kubeconfig.clone(),
+        context: args.context.clone(),
+    }
+}
+
+/// A namespace name must be a DNS-1123 label; checked before anything is sent.
+pub fn check_namespace(namespace: &str) -> anyhow::Result<()> {
+    let valid = !namespace.is_empty()
+        && namespace.len() <= 63
+        && namespace
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !namespace.starts_with('-')
+        && !namespace.ends_with('-');
+    if valid {
+        Ok(())
+    } else {
+        Err(crate::error::usage(format!(
+            "namespace \"{namespace}\" must be a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit (for example \"rancher-system\")"
+        )))
+    }
+}
+
+/// `-n` first, then the namespace of the last deploy (PROJECT), then the context's, then
+/// `default`: the order kubectl users expect, with the project remembering its place.
+pub fn choose_namespace(flag: Option<&str>, project: &Project, context: Option<&str>) -> String {
+    flag.or(project.namespace.as_deref())
+        .or(context)
+        .unwrap_or("default")
+        .to_string()
+}
+
+/// `Kind/name (namespace): outcome`, the outcome coloured on a terminal.
+pub fn report(ui: &Ui, object: &str, outcome: &str) {
+    let styled = match outcome {
+        "created" | "deleted" => style(outcome).green(),
+        "configured" => style(outcome).yellow(),
+        _ => style(outcome).dim(),
+    };
+    ui.info(format!("{object}: {styled}"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::project::ProjectType;
+
+    #[test]
+    fn namespace_precedence() {
+        let mut project = Project::new(ProjectType::Helm, "demo", "example.com");
+        assert_eq!(choose_namespace(None, &project, None), "default");
+        assert_eq!(choose_namespace(None, &project, Some("ctx")), "ctx");
+        project.namespace = Some("recorded".into());
+        assert_eq!(choose_namespace(None, &project, Some("ctx")), "recorded");
+        assert_eq!(
+            choose_namespace(Some("flag"), &project, Some("ctx")),
+            "flag"
+        );
+    }
+
+    #[test]
+    fn namespace_names_are_checked() {
+        assert!(check_namespace("rancher-system").is_ok());
+        for bad in ["", "Team", "-a", "a-", "a_b", &"x".repeat(64)] {
+            let err = check_namespace(bad).unwrap_err();
+            assert!(crate::error::is_usage(&err), "{bad}");
+        }
+    }
+}

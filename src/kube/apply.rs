@@ -1,0 +1,208 @@
+//! Server-side apply with field manager `operator-rs`, reporting for each object whether the
+//! apply created, changed or left it alone.
+
+use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
+use serde_json::Value;
+
+use super::cluster::{Cluster, FIELD_MANAGER};
+use super::error::KubeError;
+use crate::manifests::Manifest;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Created,
+    Configured,
+    Unchanged,
+    /// Someone changed fields of it in the cluster and ownership said not to overwrite them.
+    Kept,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Created => "created",
+            Outcome::Configured => "configured",
+            Outcome::Unchanged => "unchanged",
+            Outcome::Kept => "kept (changed in the cluster since; not overwritten)",
+        }
+    }
+}
+
+/// How the server should treat a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMode {
+    Persist,
+    /// `dryRun=All`: the server validates and answers as if it wrote, but does not.
+    ServerDryRun,
+}
+
+/// The result of applying one object.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    pub outcome: Outcome,
+    /// The object as the server returned it.
+    pub object: Value,
+}
+
+/// Whether fields other managers own may be taken over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ownership {
+    /// The deploy files are the truth for what they set: conflicts are overridden, as
+    /// `kubectl apply --server-side --force-conflicts` does.
+    Force,
+    /// A conflict leaves the object as it is ([`Outcome::Kept`]): for sample custom
+    /// resources, which users edit in the cluster.
+    Respect,
+}
+
+impl Cluster {
+    /// Creates the namespace unless it exists. One request in the usual cases.
+    pub async fn ensure_namespace(
+        &self,
+        name: &str,
+        mode: WriteMode,
+    ) -> Result<Outcome, KubeError> {
+        let manifest = Manifest::namespace_object(name);
+        let served = self.served(&manifest)?;
+        let api = self.api_for(served, None);
+        let object: DynamicObject =
+            serde_json::from_value(manifest.object.clone()).map_err(|e| {
+                KubeError::BadResponse {
+                    endpoint: self.endpoint.clone(),
+                    action: Cluster::action("create", served, None, Some(name)),
+                    message: e.to_string(),
+                }
+            })?;
+        let params = PostParams {
+            dry_run: mode == WriteMode::ServerDryRun,
+            field_manager: Some(FIELD_MANAGER.to_string()),
+        };
+        match api.create(&params, &object).await {
+            Ok(_) => Ok(Outcome::Created),
+            Err(kube::Error::Api(status)) if status.code == 409 => Ok(Outcome::Unchanged),
+            // Users with rights inside the namespace only cannot create namespaces; that is
+            // fine when it exists already.
+            Err(kube::Error::Api(status)) if status.code == 403 => match api.get_opt(name).await {
+                Ok(Some(_)) => Ok(Outcome::Unchanged),
+                _ => {
+                    let action = Cluster::action("create", served, None, Some(name));
+                    Err(self.fail(kube::Error::Api(status), action).await)
+                }
+            },
+            Err(e) => {
+                let action = Cluster::action("create", served, None, Some(name));
+                Err(self.fail(e, action).await)
+            }
+        }
+    }
+
+    /// Applies one object: reads it first so that the outcome can be told apart (a no-op
+    /// apply leaves the resourceVersion as it was).
+    pub async fn apply(
+        &self,
+        manifest: &Manifest,
+        mode: WriteMode,
+        ownership: Ownership,
+    ) -> Result<Applied, KubeError> {
+        let served = self.served(manifest)?;
+        let (namespace, name) = (manifest.namespace(), manifest.name());
+        let api = self.api_for(served, namespace);
+
+        let before = match api.get_opt(name).await {
+            Ok(before) => before,
+            Err(e) => {
+                let action = Cluster::action("get", served, namespace, Some(name));
+                return Err(self.fail(e, action).await);
+            }
+        };
+
+        let mut params = PatchParams::apply(FIELD_MANAGER);
+        params.force = ownership == Ownership::Force;
+        params.dry_run = mode == WriteMode::ServerDryRun;
+        let after = match api
+            .patch(name, &params, &Patch::Apply(&manifest.object))
+            .await
+        {
+            Ok(after) => after,
+            Err(kube::Error::Api(status))
+                if status.code == 409 && ownership == Ownership::Respect =>
+            {
+                let object = serde_json::to_value(&before).unwrap_or(Value::Null);
+                return Ok(Applied {
+                    outcome: Outcome::Kept,
+                    object,
+                });
+            }
+            Err(e) => {
+                let action = Cluster::action("patch", served, namespace, Some(name));
+                return Err(self.fail(e, action).await);
+            }
+        };
+        let after = serde_json::to_value(&after).map_err(|e| KubeError::BadResponse {
+            endpoint: self.endpoint.clone(),
+            action: Cluster::action("patch", served, namespace, Some(name)),
+            message: e.to_string(),
+        })?;
+        let outcome = match before {
+            None => Outcome::Created,
+            Some(before) => {
+                let before = serde_json::to_value(&before).unwrap_or(Value::Null);
+                if same_object(&before, &after, mode) {
+                    Outcome::Unchanged
+                } else {
+                    Outcome::Configured
+                }
+            }
+        };
+        Ok(Applied {
+            outcome,
+            object: after,
+        })
+    }
+}
+
+/// A persisted write that changes nothing keeps the resourceVersion. A dry run never moves
+/// it, so there the content is compared, minus what the server stamps on every write.
+fn same_object(before: &Value, after: &Value, mode: WriteMode) -> bool {
+    let version = |v: &Value| v.pointer("/metadata/resourceVersion").cloned();
+    match mode {
+        WriteMode::Persist => version(before) == version(after),
+        WriteMode::ServerDryRun => strip_server_stamps(before) == strip_server_stamps(after),
+    }
+}
+
+fn strip_server_stamps(object: &Value) -> Value {
+    let mut object = object.clone();
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        for field in ["resourceVersion", "managedFields", "generation"] {
+            metadata.remove(field);
+        }
+    }
+    object
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn outcome_follows_the_resource_version() {
+        let before = json!({"metadata": {"resourceVersion": "5"}, "spec": {"a": 1}});
+        let same = json!({"metadata": {"resourceVersion": "5"}, "spec": {"a": 1}});
+        let moved = json!({"metadata": {"resourceVersion": "6"}, "spec": {"a": 2}});
+        assert!(same_object(&before, &same, WriteMode::Persist));
+        assert!(!same_object(&before, &moved, WriteMode::Persist));
+    }
+
+    #[test]
+    fn dry_runs_compare_content() {
+        let before =
+            json!({"metadata": {"resourceVersion": "5", "managedFields": [1]}, "spec": {"a": 1}});
+        let same =
+            json!({"metadata": {"resourceVersion": "5", "managedFields": [2]}, "spec": {"a": 1}});
+        let changed = json!({"metadata": {"resourceVersion": "5"}, "spec": {"a": 2}});
+        assert!(same_object(&before, &same, WriteMode::ServerDryRun));
+        assert!(!same_object(&before, &changed, WriteMode::ServerDryRun));
+    }
+}

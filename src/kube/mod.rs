@@ -1,0 +1,17 @@
+//! Everything that talks to a Kubernetes API server: connecting like kubectl, discovery,
+//! server-side apply, waiting for CRDs and rollouts, and deleting. Errors name the server,
+//! the context and the refused request; nothing here prints.
+
+mod apply;
+mod cluster;
+mod connect;
+mod delete;
+mod error;
+mod wait;
+
+pub use apply::{Applied, Outcome, Ownership, WriteMode};
+pub use cluster::{Cluster, FIELD_MANAGER, Served};
+pub use connect::{ConnectOptions, context_namespace};
+pub use delete::{CustomResource, Deleted};
+pub use error::{Action, Endpoint, KubeError};
+pub use wait::{Rollout, RolloutReport, RolloutState, is_established, rollout_of};

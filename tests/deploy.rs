@@ -1,0 +1,846 @@
+//! `operator-rs deploy` and `undeploy` end to end, against the in-process Kubernetes API test
+//! server; after each deploy the real `kubectl` reads the same server and must see what was
+//! applied: two independent clients agree.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use serde_json::Value;
+use support::kube_server::{Establish, KubeServer, Rollout};
+
+const IMAGE: &str = "registry.local/hello-world-operator:v0.1.0";
+const NAME: &str = "hello-world-operator";
+const CRD: &str = "helloworlds.charts.example.com";
+
+/// A project, a test server, and a HOME of their own (so no real kubeconfig is ever read).
+struct Env {
+    server: KubeServer,
+    project: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+impl Env {
+    /// A Helm project made by the real `operator-rs new` from the shared hello-world chart.
+    fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let output = support::project::operator_rs(dir.path())
+            .args(["new", "--type=helm", "--yes", "--helm-chart"])
+            .arg(support::project::shared_chart("hello-world"))
+            .output()
+            .unwrap();
+        success(output);
+        Env {
+            server: KubeServer::start(),
+            project: dir,
+            home: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.project.path().join(NAME)
+    }
+
+    /// `operator-rs ARGS` in the project, with the server's kubeconfig in $KUBECONFIG.
+    fn run(&self, args: &[&str]) -> Output {
+        assert_cmd::Command::cargo_bin("operator-rs")
+            .unwrap()
+            .current_dir(self.root())
+            .env("HOME", self.home.path())
+            .env("KUBECONFIG", self.server.kubeconfig())
+            .env("NO_COLOR", "1")
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    fn deploy(&self, extra: &[&str]) -> String {
+        let mut args = vec!["deploy", "-n", "demo", "--image", IMAGE];
+        args.extend_from_slice(extra);
+        success(self.run(&args))
+    }
+
+    /// The real kubectl against the same server, `-o json`.
+    fn kubectl(&self, args: &[&str]) -> Value {
+        let cache = self.home.path().join("kubectl-cache");
+        let output = support::kube_server::kubectl()
+            .arg("--kubeconfig")
+            .arg(self.server.kubeconfig())
+            .arg("--cache-dir")
+            .arg(&cache)
+            .args(args)
+            .args(["-o", "json"])
+            .output()
+            .expect("kubectl runs");
+        assert!(
+            output.status.success(),
+            "kubectl {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).unwrap()
+    }
+
+    fn project_file(&self) -> String {
+        std::fs::read_to_string(self.root().join("PROJECT")).unwrap()
+    }
+}
+
+fn success(output: Output) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(
+        output.status.success(),
+        "expected success, got {:?}\nstdout:\n{stdout}\nstderr:\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+fn failure(output: Output, code: i32) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{stderr}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    stderr
+}
+
+/// Every field of `expected` is in `actual` with the same value (lists item by item).
+fn assert_subset(expected: &Value, actual: &Value, at: &str) {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            for (k, v) in e {
+                let inner = a
+                    .get(k)
+                    .unwrap_or_else(|| panic!("{at}.{k} is missing in {actual}"));
+                assert_subset(v, inner, &format!("{at}.{k}"));
+            }
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            assert_eq!(e.len(), a.len(), "{at}: list lengths differ");
+            for (i, (e, a)) in e.iter().zip(a).enumerate() {
+                assert_subset(e, a, &format!("{at}[{i}]"));
+            }
+        }
+        _ => assert_eq!(expected, actual, "at {at}"),
+    }
+}
+
+fn lines_with<'a>(stdout: &'a str, word: &str) -> Vec<&'a str> {
+    stdout.lines().filter(|l| l.ends_with(word)).collect()
+}
+
+#[test]
+fn deploy_fills_in_namespace_and_image_and_kubectl_sees_it() {
+    let env = Env::new();
+    let stdout = env.deploy(&[]);
+    for object in [
+        "Namespace/demo: created",
+        &format!("CustomResourceDefinition/{CRD}: created"),
+        &format!("ServiceAccount/{NAME} (demo): created"),
+        &format!("Role/{NAME} (demo): created"),
+        &format!("RoleBinding/{NAME} (demo): created"),
+        &format!("Deployment/{NAME} (demo): created"),
+        &format!("Deployment/{NAME} (demo): rolled out (1/1 ready)"),
+    ] {
+        assert!(stdout.contains(object), "{object} missing in:\n{stdout}");
+    }
+
+    let deployment = env.kubectl(&["-n", "demo", "get", "deployment", NAME]);
+    assert_eq!(deployment["metadata"]["namespace"], "demo");
+    assert_eq!(
+        deployment["spec"]["template"]["spec"]["containers"][0]["image"],
+        IMAGE
+    );
+    assert_eq!(deployment["status"]["availableReplicas"], 1);
+    let binding = env.kubectl(&["-n", "demo", "get", "rolebinding", NAME]);
+    assert_eq!(binding["subjects"][0]["namespace"], "demo");
+    for kind in ["serviceaccount", "role"] {
+        let object = env.kubectl(&["-n", "demo", "get", kind, NAME]);
+        assert_eq!(object["metadata"]["namespace"], "demo");
+    }
+    let crd = env.kubectl(&["get", "crd", CRD]);
+    assert!(crd["metadata"].get("namespace").is_none());
+    assert!(
+        crd["status"]["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["type"] == "Established" && c["status"] == "True")
+    );
+    // Everything was applied by our field manager, with server-side apply.
+    let stored = env
+        .server
+        .object("apps", "deployments", Some("demo"), NAME)
+        .unwrap();
+    let managers: Vec<String> = stored["metadata"]["managedFields"]
+        .as_array()
+        .map(|m| {
+            m.iter()
+                .map(|e| format!("{}/{}", e["manager"], e["operation"]))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        managers.contains(&"\"operator-rs\"/\"Apply\"".to_string()),
+        "{managers:?}"
+    );
+
+    assert!(
+        env.project_file().contains("namespace: demo"),
+        "{}",
+        env.project_file()
+    );
+}
+
+#[test]
+fn a_second_deploy_changes_nothing_and_says_so() {
+    let env = Env::new();
+    env.deploy(&[]);
+    let before: Vec<Value> = ["serviceaccounts", "roles", "rolebindings"]
+        .iter()
+        .map(|r| {
+            env.server
+                .object(
+                    if *r == "serviceaccounts" {
+                        ""
+                    } else {
+                        "rbac.authorization.k8s.io"
+                    },
+                    r,
+                    Some("demo"),
+                    NAME,
+                )
+                .unwrap()
+        })
+        .collect();
+    let crd_before = env
+        .server
+        .object(
+            "apiextensions.k8s.io",
+            "customresourcedefinitions",
+            None,
+            CRD,
+        )
+        .unwrap();
+
+    let stdout = env.deploy(&[]);
+    let reported: Vec<&str> = stdout.lines().filter(|l| l.contains(": ")).collect();
+    assert_eq!(lines_with(&stdout, ": unchanged").len(), 6, "{stdout}");
+    assert!(lines_with(&stdout, ": created").is_empty(), "{reported:?}");
+    assert!(
+        lines_with(&stdout, ": configured").is_empty(),
+        "{reported:?}"
+    );
+
+    let after: Vec<Value> = ["serviceaccounts", "roles", "rolebindings"]
+        .iter()
+        .map(|r| {
+            env.server
+                .object(
+                    if *r == "serviceaccounts" {
+                        ""
+                    } else {
+                        "rbac.authorization.k8s.io"
+                    },
+                    r,
+                    Some("demo"),
+                    NAME,
+                )
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(before, after, "a no-op deploy must not write");
+    assert_eq!(
+        crd_before["metadata"]["resourceVersion"],
+        env.server
+            .object(
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+                None,
+                CRD
+            )
+            .unwrap()["metadata"]["resourceVersion"]
+    );
+}
+
+#[test]
+fn a_changed_file_is_configured_and_the_rest_unchanged() {
+    let env = Env::new();
+    env.deploy(&[]);
+    let operator = env.root().join("deploy/operator.yaml");
+    let text = std::fs::read_to_string(&operator)
+        .unwrap()
+        .replace("replicas: 1", "replicas: 2");
+    std::fs::write(&operator, text).unwrap();
+
+    let stdout = env.deploy(&[]);
+    assert_eq!(
+        lines_with(&stdout, ": configured"),
+        [format!("Deployment/{NAME} (demo): configured")],
+        "{stdout}"
+    );
+    assert_eq!(lines_with(&stdout, ": unchanged").len(), 5, "{stdout}");
+    assert!(stdout.contains("rolled out (2/2 ready)"), "{stdout}");
+    let deployment = env.kubectl(&["-n", "demo", "get", "deployment", NAME]);
+    assert_eq!(deployment["spec"]["replicas"], 2);
+    assert_eq!(deployment["metadata"]["generation"], 2);
+
+    // A new image is a change too.
+    let stdout = success(env.run(&["deploy", "-n", "demo", "--image", "registry.local/hw:v2"]));
+    assert_eq!(lines_with(&stdout, ": configured").len(), 1, "{stdout}");
+    let deployment = env.kubectl(&["-n", "demo", "get", "deployment", NAME]);
+    assert_eq!(
+        deployment["spec"]["template"]["spec"]["containers"][0]["image"],
+        "registry.local/hw:v2"
+    );
+}
+
+#[test]
+fn with_sample_applies_the_custom_resource_after_its_crd() {
+    let env = Env::new();
+    let stdout = env.deploy(&["--with-sample"]);
+    assert!(
+        stdout.contains("HelloWorld/hello-world-sample (demo): created"),
+        "{stdout}"
+    );
+    let crd_line = stdout.find("CustomResourceDefinition/").unwrap();
+    let sample_line = stdout.find("HelloWorld/hello-world-sample").unwrap();
+    assert!(crd_line < sample_line);
+
+    let samples = env.kubectl(&["-n", "demo", "get", "helloworlds"]);
+    let items = samples["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0]["spec"]["service"]["port"], 80);
+
+    // A user changes the sample in the cluster: a later deploy leaves their change alone.
+    env.kubectl(&[
+        "-n",
+        "demo",
+        "patch",
+        "helloworld",
+        "hello-world-sample",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"service":{"port":8080}}}"#,
+    ]);
+    let stdout = env.deploy(&["--with-sample"]);
+    assert!(
+        stdout.contains("HelloWorld/hello-world-sample (demo): kept (changed in the cluster since; not overwritten)"),
+        "{stdout}"
+    );
+    let sample = env.kubectl(&["-n", "demo", "get", "helloworld", "hello-world-sample"]);
+    assert_eq!(sample["spec"]["service"]["port"], 8080);
+}
+
+#[test]
+fn dry_run_prints_exactly_what_a_deploy_applies_and_contacts_nobody() {
+    let env = Env::new();
+    let rendered = success(env.run(&["deploy", "--dry-run", "-n", "demo", "--image", IMAGE]));
+    assert_eq!(
+        env.server.request_count(),
+        0,
+        "--dry-run must not contact the cluster"
+    );
+    let documents: Vec<Value> = serde_saphyr::from_multiple(&rendered).unwrap();
+    let kinds: Vec<&str> = documents
+        .iter()
+        .map(|d| d["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "Namespace",
+            "CustomResourceDefinition",
+            "ServiceAccount",
+            "Role",
+            "RoleBinding",
+            "Deployment"
+        ]
+    );
+    assert!(!rendered.contains(": REPLACE_"), "{rendered}");
+
+    env.deploy(&[]);
+    for document in &documents {
+        let kind = document["kind"].as_str().unwrap().to_lowercase();
+        let name = document["metadata"]["name"].as_str().unwrap();
+        let live = match document["metadata"]["namespace"].as_str() {
+            Some(ns) => env.kubectl(&["-n", ns, "get", &kind, name]),
+            None => env.kubectl(&["get", &kind, name]),
+        };
+        assert_subset(document, &live, &format!("{kind}/{name}"));
+    }
+}
+
+#[test]
+fn server_dry_run_checks_everything_and_persists_nothing() {
+    let env = Env::new();
+    // In an existing namespace the server checks every namespaced object.
+    let stdout = success(env.run(&[
+        "deploy",
+        "-n",
+        "default",
+        "--image",
+        IMAGE,
+        "--dry-run=server",
+        "--with-sample",
+    ]));
+    assert!(stdout.contains("Namespace/default: unchanged"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("Deployment/{NAME} (default): created")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("HelloWorld/hello-world-sample (default): skipped (its CustomResourceDefinition exists only in this dry run)"), "{stdout}");
+    assert!(stdout.contains("nothing was changed"), "{stdout}");
+
+    // In a new namespace only what lives outside it can be checked.
+    let stdout = env.deploy(&["--dry-run=server"]);
+    assert!(stdout.contains("Namespace/demo: created"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("CustomResourceDefinition/{CRD}: created")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "Deployment/{NAME} (demo): skipped (its namespace exists only in this dry run)"
+        )),
+        "{stdout}"
+    );
+
+    assert!(
+        env.server
+            .object("apps", "deployments", Some("default"), NAME)
+            .is_none()
+    );
+    assert!(env.server.object("", "namespaces", None, "demo").is_none());
+    assert!(
+        env.server
+            .object(
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+                None,
+                CRD
+            )
+            .is_none()
+    );
+    let writes: Vec<_> = env
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method != "GET")
+        .collect();
+    assert!(!writes.is_empty());
+    assert!(
+        writes.iter().all(|r| r.query.contains("dryRun=All")),
+        "{writes:#?}"
+    );
+    assert!(!env.project_file().contains("namespace:"));
+}
+
+#[test]
+fn a_rollout_that_never_finishes_shows_conditions_and_pod_events() {
+    let env = Env::new();
+    env.server.set_rollout(Rollout::Never);
+    let stderr = failure(
+        env.run(&["deploy", "-n", "demo", "--image", IMAGE, "--timeout", "2s"]),
+        1,
+    );
+    assert!(
+        stderr.contains(&format!(
+            "Deployment/{NAME} (demo) did not roll out within 2s"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Available=False MinimumReplicasUnavailable"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("Failed to pull image \"{IMAGE}\"")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("BackOff"), "{stderr}");
+}
+
+#[test]
+fn a_refused_verb_names_verb_resource_namespace_and_identity() {
+    let env = Env::new();
+    env.server.refuse("patch", "roles", Some("demo"));
+    let stderr = failure(env.run(&["deploy", "-n", "demo", "--image", IMAGE]), 1);
+    assert!(stderr.contains("user \"test-user\""), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "patch roles.rbac.authorization.k8s.io \"{NAME}\" in namespace \"demo\""
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("ask a cluster administrator"), "{stderr}");
+    // Stages after the refused one were not applied.
+    assert!(
+        env.server
+            .object("apps", "deployments", Some("demo"), NAME)
+            .is_none()
+    );
+}
+
+#[test]
+fn an_unreachable_server_is_named_with_its_context() {
+    let env = Env::new();
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let config = env.home.path().join("closed");
+    let text = std::fs::read_to_string(env.server.kubeconfig())
+        .unwrap()
+        .replace(&env.server.url(), &format!("http://127.0.0.1:{port}"));
+    std::fs::write(&config, text).unwrap();
+    let stderr = failure(
+        env.run(&[
+            "deploy",
+            "-n",
+            "demo",
+            "--image",
+            IMAGE,
+            "--kubeconfig",
+            config.to_str().unwrap(),
+        ]),
+        1,
+    );
+    assert!(
+        stderr.contains(&format!("http://127.0.0.1:{port}")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("context \"test\""), "{stderr}");
+    assert!(stderr.contains("cannot reach"), "{stderr}");
+}
+
+#[test]
+fn rejected_credentials_are_reported_as_such() {
+    let env = Env::new();
+    let config = env.home.path().join("wrong-token");
+    env.server.write_kubeconfig(&config, "not-the-token", None);
+    let stderr = failure(
+        env.run(&[
+            "deploy",
+            "-n",
+            "demo",
+            "--image",
+            IMAGE,
+            "--kubeconfig",
+            config.to_str().unwrap(),
+        ]),
+        1,
+    );
+    assert!(
+        stderr.contains("did not accept the credentials"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("log in again"), "{stderr}");
+}
+
+#[test]
+fn an_unknown_context_lists_the_known_ones() {
+    let env = Env::new();
+    let stderr = failure(
+        env.run(&[
+            "deploy",
+            "-n",
+            "demo",
+            "--image",
+            IMAGE,
+            "--context",
+            "prod",
+        ]),
+        1,
+    );
+    assert!(stderr.contains("no context \"prod\""), "{stderr}");
+    assert!(stderr.contains("\"test\""), "{stderr}");
+}
+
+#[test]
+fn the_namespace_comes_from_the_context_then_project_then_flag() {
+    let env = Env::new();
+    let config = env.home.path().join("with-namespace");
+    env.server
+        .write_kubeconfig(&config, "test-token", Some("from-context"));
+    // KUBECONFIG may list several files; a missing one is skipped like kubectl does.
+    let list = format!(
+        "{}:{}",
+        env.home.path().join("absent").display(),
+        config.display()
+    );
+    let output = assert_cmd::Command::cargo_bin("operator-rs")
+        .unwrap()
+        .current_dir(env.root())
+        .env("HOME", env.home.path())
+        .env("KUBECONFIG", list)
+        .args(["deploy", "--image", IMAGE, "--no-wait"])
+        .output()
+        .unwrap();
+    let stdout = success(output);
+    assert!(
+        stdout.contains("Namespace/from-context: created"),
+        "{stdout}"
+    );
+    assert!(env.project_file().contains("namespace: from-context"));
+    // The recorded namespace now wins over the context's.
+    let stdout = success(env.run(&["deploy", "--image", IMAGE, "--no-wait"]));
+    assert!(
+        stdout.contains(&format!("Deployment/{NAME} (from-context): unchanged")),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_missing_namespace_is_an_error_without_create_namespace() {
+    let env = Env::new();
+    let stderr = failure(
+        env.run(&[
+            "deploy",
+            "-n",
+            "demo",
+            "--image",
+            IMAGE,
+            "--create-namespace=false",
+        ]),
+        1,
+    );
+    assert!(stderr.contains("namespaces \"demo\" not found"), "{stderr}");
+    assert!(stderr.contains("--create-namespace"), "{stderr}");
+}
+
+#[test]
+fn no_image_is_a_usage_error_before_any_request() {
+    let env = Env::new();
+    let stderr = failure(env.run(&["deploy", "-n", "demo"]), 2);
+    assert!(stderr.contains("operator-rs build"), "{stderr}");
+    assert!(stderr.contains("--image"), "{stderr}");
+    assert!(
+        stderr.contains("deploy/operator.yaml (document 1)"),
+        "{stderr}"
+    );
+    assert_eq!(env.server.request_count(), 0);
+
+    // The image recorded by `build` is used when --image is absent.
+    let project = env.project_file() + "image: registry.local/built:v9\n";
+    std::fs::write(env.root().join("PROJECT"), project).unwrap();
+    success(env.run(&["deploy", "-n", "demo", "--no-wait"]));
+    let deployment = env.kubectl(&["-n", "demo", "get", "deployment", NAME]);
+    assert_eq!(
+        deployment["spec"]["template"]["spec"]["containers"][0]["image"],
+        "registry.local/built:v9"
+    );
+}
+
+#[test]
+fn a_placeholder_left_or_an_invalid_document_stops_before_any_request() {
+    let env = Env::new();
+    let account = env.root().join("deploy/service_account.yaml");
+    std::fs::write(
+        &account,
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: hello-world-operator\n  annotations:\n    owner: REPLACE_OWNER\n",
+    )
+    .unwrap();
+    let stderr = failure(env.run(&["deploy", "-n", "demo", "--image", IMAGE]), 1);
+    assert!(
+        stderr.contains("deploy/service_account.yaml (document 1)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("REPLACE_OWNER at metadata.annotations.owner"),
+        "{stderr}"
+    );
+
+    std::fs::write(
+        &account,
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: a\n---\nkind: ServiceAccount\nmetadata:\n  name: b\n",
+    )
+    .unwrap();
+    let stderr = failure(env.run(&["deploy", "-n", "demo", "--image", IMAGE]), 1);
+    assert!(
+        stderr.contains("deploy/service_account.yaml (document 2)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("apiVersion is missing"), "{stderr}");
+    assert_eq!(env.server.request_count(), 0);
+}
+
+#[test]
+fn a_crd_that_never_becomes_established_shows_its_conditions() {
+    let env = Env::new();
+    env.server.set_establish(Establish::Never);
+    let stderr = failure(
+        env.run(&["deploy", "-n", "demo", "--image", IMAGE, "--timeout", "1s"]),
+        1,
+    );
+    assert!(
+        stderr.contains(&format!(
+            "CustomResourceDefinition {CRD} did not become Established within 1s"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Established=False Installing"), "{stderr}");
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    let env = Env::new();
+    let stderr = failure(env.run(&["deploy", "-n", "Demo"]), 2);
+    assert!(stderr.contains("DNS-1123"), "{stderr}");
+    let stderr = failure(env.run(&["deploy", "--timeout", "90"]), 2);
+    assert!(stderr.contains("90s"), "{stderr}");
+    let stderr = failure(env.run(&["undeploy", "--force"]), 2);
+    assert!(stderr.contains("--include-crds"), "{stderr}");
+}
+
+#[test]
+fn undeploy_removes_everything_but_the_crds_and_is_idempotent() {
+    let env = Env::new();
+    env.deploy(&[]);
+    let stdout = success(env.run(&["undeploy"]));
+    for object in [
+        format!("Deployment/{NAME} (demo): deleted"),
+        format!("RoleBinding/{NAME} (demo): deleted"),
+        format!("Role/{NAME} (demo): deleted"),
+        format!("ServiceAccount/{NAME} (demo): deleted"),
+    ] {
+        assert!(stdout.contains(&object), "{object} missing in:\n{stdout}");
+    }
+    let order: Vec<usize> = ["Deployment/", "RoleBinding/", "Role/", "ServiceAccount/"]
+        .iter()
+        .map(|k| stdout.find(k).unwrap())
+        .collect();
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "reverse order:\n{stdout}"
+    );
+    assert!(stdout.contains("--include-crds"), "{stdout}");
+    assert!(
+        env.server
+            .object("apps", "deployments", Some("demo"), NAME)
+            .is_none()
+    );
+    assert!(
+        env.server
+            .object(
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+                None,
+                CRD
+            )
+            .is_some()
+    );
+    let listed = env.kubectl(&[
+        "-n",
+        "demo",
+        "get",
+        "deployments,serviceaccounts,roles,rolebindings",
+    ]);
+    assert_eq!(listed["items"].as_array().unwrap().len(), 0, "{listed}");
+
+    let stdout = success(env.run(&["undeploy"]));
+    assert_eq!(lines_with(&stdout, ": not found").len(), 4, "{stdout}");
+
+    let stdout = success(env.run(&["undeploy", "--include-crds"]));
+    assert!(
+        stdout.contains(&format!("CustomResourceDefinition/{CRD}: deleted")),
+        "{stdout}"
+    );
+    assert!(
+        env.server
+            .object(
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+                None,
+                CRD
+            )
+            .is_none()
+    );
+}
+
+#[test]
+fn undeploy_never_deletes_custom_resources_without_force() {
+    let env = Env::new();
+    env.deploy(&["--with-sample"]);
+    let stderr = failure(env.run(&["undeploy", "--include-crds"]), 1);
+    assert!(
+        stderr.contains("refusing to delete the CustomResourceDefinitions"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("HelloWorld/hello-world-sample (demo)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--force"), "{stderr}");
+    // Nothing at all was deleted.
+    assert!(
+        env.server
+            .object("apps", "deployments", Some("demo"), NAME)
+            .is_some()
+    );
+    assert!(
+        env.server
+            .object(
+                "charts.example.com",
+                "helloworlds",
+                Some("demo"),
+                "hello-world-sample"
+            )
+            .is_some()
+    );
+
+    // Without --include-crds the custom resources stay, and so does the CRD.
+    success(env.run(&["undeploy"]));
+    assert!(
+        env.server
+            .object(
+                "charts.example.com",
+                "helloworlds",
+                Some("demo"),
+                "hello-world-sample"
+            )
+            .is_some()
+    );
+
+    let stdout = success(env.run(&["undeploy", "--include-crds", "--force"]));
+    assert!(
+        stdout.contains("HelloWorld/hello-world-sample (demo): deleted"),
+        "{stdout}"
+    );
+    let cr = stdout.find("HelloWorld/hello-world-sample").unwrap();
+    let crd = stdout.find("CustomResourceDefinition/").unwrap();
+    assert!(cr < crd, "custom resources go before their CRD:\n{stdout}");
+    assert!(
+        env.server
+            .objects("charts.example.com", "helloworlds")
+            .is_empty()
+    );
+    assert!(
+        env.server
+            .object(
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+                None,
+                CRD
+            )
+            .is_none()
+    );
+}
+
+#[test]
+fn a_deploy_uses_few_requests() {
+    let env = Env::new();
+    env.deploy(&["--no-wait"]);
+    let first = env.server.request_count();
+    env.server.reset_requests();
+    env.deploy(&["--no-wait"]);
+    let second = env.server.requests();
+    // Discovery (2) + namespace (1) + a read and an apply per object (5 x 2); a re-run finds
+    // every kind in discovery and needs no more.
+    assert_eq!(second.len(), 13, "{second:#?}");
+    assert!(first <= 15, "a first deploy took {first} requests");
+}

@@ -1,0 +1,194 @@
+//! A stateful Kubernetes API server for tests, in process, on 127.0.0.1 over plain HTTP.
+//!
+//! It speaks enough of the real protocol for both kube-rs and the real `kubectl`: discovery
+//! (legacy and aggregated), get/list/watch/create/update/delete, server-side apply with field
+//! ownership, JSON merge patch, `dryRun=All`, resource versions and conflicts, CRDs that become
+//! served once Established, scripted Deployment rollouts, refused verbs (403) and request
+//! counting. It is an approximation: no admission, no schema validation of custom resources,
+//! no protobuf, no table output.
+
+pub mod fields;
+mod http;
+pub mod resources;
+pub mod store;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+pub use store::{Establish, Refusal, RequestRecord, Rollout};
+use store::{Key, State};
+
+pub struct KubeServer {
+    address: String,
+    state: http::Shared,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    dir: tempfile::TempDir,
+}
+
+impl KubeServer {
+    /// Starts a server on a free port of 127.0.0.1 and writes a kubeconfig for it.
+    pub fn start() -> KubeServer {
+        let listener =
+            std::net::TcpListener::bind("127.0.0.1:0").expect("a free port on 127.0.0.1");
+        listener
+            .set_nonblocking(true)
+            .expect("a non-blocking listener");
+        let address = listener.local_addr().expect("a bound address").to_string();
+        let state = Arc::new(Mutex::new(State::new(address.clone())));
+        let (shutdown, stop) = tokio::sync::oneshot::channel();
+        let served = state.clone();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a tokio runtime for the test server");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener)
+                    .expect("the listener on the runtime");
+                http::serve(listener, served, stop).await;
+            });
+            // Open watches end with the runtime.
+            runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+        });
+        let server = KubeServer {
+            address,
+            state,
+            shutdown: Some(shutdown),
+            thread: Some(thread),
+            dir: tempfile::tempdir().expect("a temporary directory"),
+        };
+        let token = server.lock().scripts.token.clone();
+        server.write_kubeconfig(&server.kubeconfig(), &token, None);
+        server
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    /// The kubeconfig with context `test` for user `test-user`, no namespace.
+    pub fn kubeconfig(&self) -> PathBuf {
+        self.dir.path().join("kubeconfig")
+    }
+
+    /// Writes a kubeconfig for this server with the given token and context namespace.
+    pub fn write_kubeconfig(&self, path: &Path, token: &str, namespace: Option<&str>) {
+        let namespace = namespace
+            .map(|ns| format!("\n      namespace: {ns}"))
+            .unwrap_or_default();
+        let text = format!(
+            "apiVersion: v1
+kind: Config
+current-context: test
+clusters:
+  - name: test
+    cluster:
+      server: {url}
+contexts:
+  - name: test
+    context:
+      cluster: test
+      user: test-user{namespace}
+users:
+  - name: test-user
+    user:
+      token: {token}
+",
+            url = self.url()
+        );
+        std::fs::write(path, text).expect("the kubeconfig is written");
+    }
+
+    /// How Deployments roll out from now on (default: available after one poll).
+    pub fn set_rollout(&self, rollout: Rollout) {
+        self.lock().scripts.rollout = rollout;
+    }
+
+    /// How CRDs become Established from now on (default: at the first read).
+    pub fn set_establish(&self, establish: Establish) {
+        self.lock().scripts.establish = establish;
+    }
+
+    /// Answers `verb` on `resource` (a plural) with 403, in `namespace` or everywhere.
+    pub fn refuse(&self, verb: &str, resource: &str, namespace: Option<&str>) {
+        self.lock().scripts.refusals.push(Refusal {
+            verb: verb.into(),
+            resource: resource.into(),
+            namespace: namespace.map(String::from),
+        });
+    }
+
+    pub fn requests(&self) -> Vec<RequestRecord> {
+        self.lock().requests.clone()
+    }
+
+    pub fn request_count(&self) -> usize {
+        self.lock().requests.len()
+    }
+
+    pub fn reset_requests(&self) {
+        self.lock().requests.clear();
+    }
+
+    /// The stored object, as etcd holds it (no read side effects).
+    pub fn object(
+        &self,
+        group: &str,
+        plural: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<Value> {
+        let key = Key {
+            group: group.into(),
+            plural: plural.into(),
+            namespace: namespace.unwrap_or_default().into(),
+            name: name.into(),
+        };
+        self.lock().object(&key).cloned()
+    }
+
+    /// Every stored object of a resource, in any namespace.
+    pub fn objects(&self, group: &str, plural: &str) -> Vec<Value> {
+        self.lock()
+            .objects()
+            .filter(|(k, _)| k.group == group && k.plural == plural)
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    /// The current resourceVersion of the whole store: unchanged means nothing was written.
+    pub fn resource_version(&self) -> u64 {
+        self.lock().resource_version()
+    }
+}
+
+impl Drop for KubeServer {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The real `kubectl` from PATH: the second, independent client of the deploy tests. Without
+/// it the tests cannot cross-check anything, so they fail rather than skip.
+pub fn kubectl() -> std::process::Command {
+    let found = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join("kubectl").is_file()))
+        .unwrap_or(false);
+    assert!(
+        found,
+        "kubectl is required on PATH: the deploy tests cross-check every deploy with it"
+    );
+    std::process::Command::new("kubectl")
+}

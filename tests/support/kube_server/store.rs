@@ -1,0 +1,1017 @@
+//! The server's state: objects with resource versions and history, the semantics of every
+//! verb, and the two controllers a deploy waits for (CRD establishment, Deployment rollout),
+//! driven by scripts the tests set.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+
+use super::fields;
+use super::resources::{self, ResourceType};
+
+/// Where an object lives: the version is not part of it, as in etcd.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key {
+    pub group: String,
+    pub plural: String,
+    /// Empty for cluster-scoped objects.
+    pub namespace: String,
+    pub name: String,
+}
+
+impl Key {
+    pub fn new(t: &ResourceType, namespace: Option<&str>, name: &str) -> Key {
+        Key {
+            group: t.group.clone(),
+            plural: t.plural.clone(),
+            namespace: namespace.unwrap_or_default().to_string(),
+            name: name.to_string(),
+        }
+    }
+}
+
+/// One write, as a watch reports it.
+#[derive(Debug, Clone)]
+pub struct Change {
+    pub resource_version: u64,
+    pub kind: &'static str,
+    pub key: Key,
+    pub object: Value,
+}
+
+/// How Deployments progress once their spec changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rollout {
+    /// Available after this many reads of the Deployment (each poll is a read).
+    AfterPolls(u32),
+    /// Never available: a pod that cannot pull its image, with events saying so.
+    Never,
+}
+
+/// How CRDs progress once created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Establish {
+    /// Established after this many reads of the CRD; its kinds are served from then on.
+    AfterReads(u32),
+    /// Never Established.
+    Never,
+}
+
+/// A verb refused to simulate missing RBAC permissions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub verb: String,
+    /// The plural, for example `roles`.
+    pub resource: String,
+    /// Refused only in this namespace, or everywhere.
+    pub namespace: Option<String>,
+}
+
+/// One request the server answered, for counting and assertions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestRecord {
+    pub method: String,
+    pub path: String,
+    pub query: String,
+    pub user_agent: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Scripts {
+    pub rollout: Rollout,
+    pub rollout_for: HashMap<(String, String), Rollout>,
+    pub establish: Establish,
+    pub refusals: Vec<Refusal>,
+    pub token: String,
+    pub user: String,
+}
+
+impl Default for Scripts {
+    fn default() -> Self {
+        Scripts {
+            rollout: Rollout::AfterPolls(1),
+            rollout_for: HashMap::new(),
+            establish: Establish::AfterReads(0),
+            refusals: Vec::new(),
+            token: "test-token".into(),
+            user: "test-user".into(),
+        }
+    }
+}
+
+/// An error answer, rendered as a `Status` object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    pub code: u16,
+    pub reason: &'static str,
+    pub message: String,
+    pub details: Value,
+}
+
+impl ApiError {
+    pub fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
+        ApiError {
+            code,
+            reason,
+            message: message.into(),
+            details: Value::Null,
+        }
+    }
+
+    fn about(mut self, t: &ResourceType, name: &str) -> Self {
+        self.details = json!({"name": name, "group": t.group, "kind": t.plural});
+        self
+    }
+
+    pub fn not_found(t: &ResourceType, name: &str) -> Self {
+        ApiError::new(
+            404,
+            "NotFound",
+            format!("{} \"{name}\" not found", t.qualified()),
+        )
+        .about(t, name)
+    }
+
+    pub fn status(&self) -> Value {
+        let mut status = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        });
+        if !self.details.is_null() {
+            status["details"] = self.details.clone();
+        }
+        status
+    }
+}
+
+pub type Reply = Result<(u16, Value), ApiError>;
+
+/// Who writes, and whether for real (`dryRun=All` is not).
+#[derive(Debug, Clone, Copy)]
+pub struct Writer<'a> {
+    pub manager: &'a str,
+    pub dry_run: bool,
+}
+
+impl<'a> Writer<'a> {
+    pub fn new(manager: &'a str) -> Self {
+        Writer {
+            manager,
+            dry_run: false,
+        }
+    }
+}
+
+/// How a PATCH body is to be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatchKind {
+    Apply { force: bool },
+    Merge,
+}
+
+pub struct State {
+    pub address: String,
+    pub scripts: Scripts,
+    pub requests: Vec<RequestRecord>,
+    pub changes: broadcast::Sender<Change>,
+    resource_version: u64,
+    uids: u64,
+    objects: BTreeMap<Key, Value>,
+    history: Vec<Change>,
+    /// Reads since the last spec change: (generation, reads) for Deployments, reads for CRDs.
+    reads: HashMap<Key, (i64, u32)>,
+}
+
+impl State {
+    pub fn new(address: String) -> State {
+        let (changes, _) = broadcast::channel(1024);
+        let mut state = State {
+            address,
+            scripts: Scripts::default(),
+            requests: Vec::new(),
+            changes,
+            resource_version: 100,
+            uids: 0,
+            objects: BTreeMap::new(),
+            history: Vec::new(),
+            reads: HashMap::new(),
+        };
+        for namespace in ["default", "kube-system"] {
+            let t = state.builtin("", "namespaces");
+            let body =
+                json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}});
+            // Seeding cannot fail: the namespaces are new and valid.
+            let _ = state.create(&t, None, body, Writer::new("kube-apiserver"));
+        }
+        state
+    }
+
+    pub fn builtin(&self, group: &str, plural: &str) -> ResourceType {
+        resources::builtins()
+            .into_iter()
+            .find(|t| t.is(group, plural))
+            .unwrap_or_else(|| panic!("{plural}.{group} is a built-in of the test server"))
+    }
+
+    /// Every served kind: the built-ins and the kinds of Established CRDs.
+    pub fn types(&self) -> Vec<ResourceType> {
+        let mut types = resources::builtins();
+        for (key, crd) in &self.objects {
+            if key.plural == "customresourcedefinitions" && is_established(crd) {
+                types.extend(ResourceType::from_crd(crd));
+            }
+        }
+        types
+    }
+
+    pub fn find_type(&self, group: &str, version: &str, plural: &str) -> Option<ResourceType> {
+        self.types()
+            .into_iter()
+            .find(|t| t.group == group && t.version == version && t.plural == plural)
+    }
+
+    pub fn resource_version(&self) -> u64 {
+        self.resource_version
+    }
+
+    pub fn object(&self, key: &Key) -> Option<&Value> {
+        self.objects.get(key)
+    }
+
+    pub fn objects(&self) -> impl Iterator<Item = (&Key, &Value)> {
+        self.objects.iter()
+    }
+
+    pub fn history_after(&self, resource_version: u64) -> Vec<Change> {
+        self.history
+            .iter()
+            .filter(|c| c.resource_version > resource_version)
+            .cloned()
+            .collect()
+    }
+
+    fn commit(&mut self, key: Key, object: Option<Value>, kind: &'static str) {
+        let recorded = match object {
+            Some(object) => {
+                self.objects.insert(key.clone(), object.clone());
+                object
+            }
+            None => self.objects.remove(&key).unwrap_or(Value::Null),
+        };
+        let change = Change {
+            resource_version: self.resource_version,
+            kind,
+            key,
+            object: recorded,
+        };
+        self.history.push(change.clone());
+        // Nobody watching is fine.
+        let _ = self.changes.send(change);
+    }
+
+    fn next_version(&mut self) -> u64 {
+        self.resource_version += 1;
+        self.resource_version
+    }
+
+    fn namespace_exists(&self, namespace: &str) -> bool {
+        self.objects.contains_key(&Key {
+            group: String::new(),
+            plural: "namespaces".into(),
+            namespace: String::new(),
+            name: namespace.into(),
+        })
+    }
+
+    /// GET of one object; a read is also what moves the scripted controllers on.
+    pub fn get(&mut self, t: &ResourceType, namespace: Option<&str>, name: &str) -> Reply {
+        let key = Key::new(t, namespace, name);
+        if !self.objects.contains_key(&key) {
+            return Err(ApiError::not_found(t, name));
+        }
+        self.observe(&key);
+        let object = self.objects.get(&key).cloned().unwrap_or(Value::Null);
+        Ok((200, present(t, object)))
+    }
+
+    pub fn list(
+        &mut self,
+        t: &ResourceType,
+        namespace: Option<&str>,
+        labels: Option<&str>,
+        fields: Option<&str>,
+    ) -> Reply {
+        let items: Vec<Value> = self
+            .matching(t, namespace, labels, fields)
+            .into_iter()
+            .map(|o| present(t, o))
+            .collect();
+        Ok((
+            200,
+            json!({
+                "kind": format!("{}List", t.kind),
+                "apiVersion": t.api_version(),
+                "metadata": {"resourceVersion": self.resource_version.to_string()},
+                "items": items,
+            }),
+        ))
+    }
+
+    /// The objects of a type a list or watch selects.
+    pub fn matching(
+        &self,
+        t: &ResourceType,
+        namespace: Option<&str>,
+        labels: Option<&str>,
+        fields: Option<&str>,
+    ) -> Vec<Value> {
+        self.objects
+            .iter()
+            .filter(|(key, _)| key.group == t.group && key.plural == t.plural)
+            .filter(|(key, _)| namespace.is_none_or(|ns| key.namespace == ns))
+            .filter(|(_, object)| selects(object, labels, fields))
+            .map(|(_, object)| object.clone())
+            .collect()
+    }
+
+    pub fn create(
+        &mut self,
+        t: &ResourceType,
+        namespace: Option<&str>,
+        mut body: Value,
+        writer: Writer<'_>,
+    ) -> Reply {
+        check_type(t, &body)?;
+        let name = match body.pointer("/metadata/name").and_then(Value::as_str) {
+            Some(name) if !name.is_empty() => name.to_string(),
+            _ => match body
+                .pointer("/metadata/generateName")
+                .and_then(Value::as_str)
+            {
+                Some(prefix) => {
+                    let name = format!("{prefix}{:05x}", self.uids + 1);
+                    body["metadata"]["name"] = Value::String(name.clone());
+                    name
+                }
+                None => {
+                    return Err(ApiError::new(
+                        422,
+                        "Invalid",
+                        format!("{} is invalid: metadata.name: Required value", t.kind),
+                    ));
+                }
+            },
+        };
+        let key = Key::new(t, namespace, &name);
+        if self.objects.contains_key(&key) {
+            return Err(ApiError::new(
+                409,
+                "AlreadyExists",
+                format!("{} \"{name}\" already exists", t.qualified()),
+            )
+            .about(t, &name));
+        }
+        let mut object = body;
+        fields::record_update(None, &mut object, writer.manager, &now());
+        self.write(t, key, None, object, writer.dry_run)
+            .map(|o| (201, o))
+    }
+
+    pub fn update(
+        &mut self,
+        t: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        body: Value,
+        writer: Writer<'_>,
+    ) -> Reply {
+        check_type(t, &body)?;
+        check_name(&body, name)?;
+        let key = Key::new(t, namespace, name);
+        let Some(old) = self.objects.get(&key).cloned() else {
+            return Err(ApiError::not_found(t, name));
+        };
+        let wanted = body
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str);
+        let current = old
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str);
+        if wanted.is_some_and(|w| Some(w) != current) {
+            return Err(ApiError::new(
+                409,
+                "Conflict",
+                format!(
+                    "Operation cannot be fulfilled on {} \"{name}\": the object has been modified; please apply your changes to the latest version and try again",
+                    t.qualified()
+                ),
+            )
+            .about(t, name));
+        }
+        let mut object = body;
+        fields::record_update(Some(&old), &mut object, writer.manager, &now());
+        self.write(t, key, Some(old), object, writer.dry_run)
+            .map(|o| (200, o))
+    }
+
+    pub fn patch(
+        &mut self,
+        t: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        patch: Value,
+        kind: PatchKind,
+        writer: Writer<'_>,
+    ) -> Reply {
+        let (manager, dry_run) = (writer.manager, writer.dry_run);
+        let key = Key::new(t, namespace, name);
+        let old = self.objects.get(&key).cloned();
+        match kind {
+            PatchKind::Merge => {
+                let Some(old) = old else {
+                    return Err(ApiError::not_found(t, name));
+                };
+                let mut object = fields::merge_patch(&old, &patch);
+                fields::record_update(Some(&old), &mut object, manager, &now());
+                self.write(t, key, Some(old), object, dry_run)
+                    .map(|o| (200, o))
+            }
+            PatchKind::Apply { force } => {
+                check_type(t, &patch)?;
+                check_name(&patch, name)?;
+                if let Some(ns) = namespace {
+                    let body_ns = patch.pointer("/metadata/namespace").and_then(Value::as_str);
+                    if body_ns.is_some_and(|b| b != ns) {
+                        return Err(ApiError::new(
+                            400,
+                            "BadRequest",
+                            "the namespace of the provided object does not match the namespace sent on the request",
+                        ));
+                    }
+                }
+                let mut config = patch;
+                if t.status_subresource
+                    && let Some(map) = config.as_object_mut()
+                {
+                    map.remove("status");
+                }
+                let applied = fields::apply(old.as_ref(), &config, manager, force, &now())
+                    .map_err(|conflicts| conflict_error(t, name, &conflicts))?;
+                let code = if old.is_some() { 200 } else { 201 };
+                self.write(t, key, old, applied, dry_run).map(|o| (code, o))
+            }
+        }
+    }
+
+    pub fn delete(
+        &mut self,
+        t: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        dry_run: bool,
+    ) -> Reply {
+        let key = Key::new(t, namespace, name);
+        let Some(old) = self.objects.get(&key).cloned() else {
+            return Err(ApiError::not_found(t, name));
+        };
+        if dry_run {
+            return Ok((200, present(t, old)));
+        }
+        let has_finalizers = old
+            .pointer("/metadata/finalizers")
+            .and_then(Value::as_array)
+            .is_some_and(|f| !f.is_empty());
+        if has_finalizers {
+            let mut object = old.clone();
+            if object.pointer("/metadata/deletionTimestamp").is_none() {
+                object["metadata"]["deletionTimestamp"] = Value::String(now());
+                let version = self.next_version();
+                object["metadata"]["resourceVersion"] = Value::String(version.to_string());
+                self.commit(key, Some(object.clone()), "MODIFIED");
+            }
+            return Ok((200, present(t, object)));
+        }
+        self.remove(&key);
+        Ok((200, present(t, old)))
+    }
+
+    /// Removes an object and what it owns: a namespace's objects, a CRD's custom resources.
+    fn remove(&mut self, key: &Key) {
+        let dependents: Vec<Key> = if key.group.is_empty() && key.plural == "namespaces" {
+            self.objects
+                .keys()
+                .filter(|k| k.namespace == key.name)
+                .cloned()
+                .collect()
+        } else if key.plural == "customresourcedefinitions" {
+            let crd = &self.objects[key];
+            let group = crd["spec"]["group"].as_str().unwrap_or_default();
+            let plural = crd["spec"]["names"]["plural"].as_str().unwrap_or_default();
+            self.objects
+                .keys()
+                .filter(|k| k.group == group && k.plural == plural)
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        for dependent in dependents {
+            self.next_version();
+            self.commit(dependent, None, "DELETED");
+        }
+        self.next_version();
+        self.reads.remove(key);
+        self.commit(key.clone(), None, "DELETED");
+    }
+
+    /// The common end of every write: server-owned fields, status kept away from the main
+    /// resource, generation, and no new resourceVersion when nothing changed.
+    fn write(
+        &mut self,
+        t: &ResourceType,
+        key: Key,
+        old: Option<Value>,
+        mut object: Value,
+        dry_run: bool,
+    ) -> Result<Value, ApiError> {
+        if !object.is_object() {
+            return Err(ApiError::new(
+                400,
+                "BadRequest",
+                "the body must be an object",
+            ));
+        }
+        object["apiVersion"] = Value::String(t.api_version());
+        object["kind"] = Value::String(t.kind.clone());
+        if !object.get("metadata").is_some_and(Value::is_object) {
+            object["metadata"] = json!({});
+        }
+        object["metadata"]["name"] = Value::String(key.name.clone());
+        if t.namespaced {
+            if !self.namespace_exists(&key.namespace) {
+                return Err(ApiError::new(
+                    404,
+                    "NotFound",
+                    format!("namespaces \"{}\" not found", key.namespace),
+                )
+                .about(&self.builtin("", "namespaces"), &key.namespace));
+            }
+            object["metadata"]["namespace"] = Value::String(key.namespace.clone());
+        } else if let Some(metadata) = object["metadata"].as_object_mut() {
+            metadata.remove("namespace");
+        }
+        if t.is("apiextensions.k8s.io", "customresourcedefinitions") {
+            validate_crd(&object)?;
+        }
+        let carried = [
+            "uid",
+            "creationTimestamp",
+            "generation",
+            "deletionTimestamp",
+        ];
+        match &old {
+            Some(old) => {
+                for field in carried {
+                    match old["metadata"].get(field) {
+                        Some(v) => object["metadata"][field] = v.clone(),
+                        None => {
+                            if let Some(m) = object["metadata"].as_object_mut() {
+                                m.remove(field);
+                            }
+                        }
+                    }
+                }
+                if t.status_subresource {
+                    match old.get("status") {
+                        Some(status) => object["status"] = status.clone(),
+                        None => {
+                            if let Some(m) = object.as_object_mut() {
+                                m.remove("status");
+                            }
+                        }
+                    }
+                }
+                if object.get("spec") != old.get("spec") {
+                    let generation = old["metadata"]["generation"].as_i64().unwrap_or(0);
+                    object["metadata"]["generation"] = json!(generation + 1);
+                }
+            }
+            None => {
+                self.uids += 1;
+                object["metadata"]["uid"] =
+                    Value::String(format!("00000000-0000-4000-8000-{:012x}", self.uids));
+                object["metadata"]["creationTimestamp"] = Value::String(now());
+                if object.get("spec").is_some() {
+                    object["metadata"]["generation"] = json!(1);
+                }
+                if t.status_subresource
+                    && let Some(m) = object.as_object_mut()
+                {
+                    m.remove("status");
+                }
+                initial_status(t, &mut object);
+            }
+        }
+        if let Some(m) = object["metadata"].as_object_mut() {
+            m.remove("resourceVersion");
+        }
+        let finalized = object.pointer("/metadata/deletionTimestamp").is_some()
+            && object
+                .pointer("/metadata/finalizers")
+                .and_then(Value::as_array)
+                .is_none_or(|f| f.is_empty());
+        if let Some(old) = &old {
+            let mut previous = old.clone();
+            if let Some(m) = previous["metadata"].as_object_mut() {
+                m.remove("resourceVersion");
+            }
+            if previous == object {
+                return Ok(present(t, old.clone()));
+            }
+        }
+        if dry_run {
+            if let Some(version) = old
+                .as_ref()
+                .and_then(|o| o.pointer("/metadata/resourceVersion"))
+            {
+                object["metadata"]["resourceVersion"] = version.clone();
+            }
+            return Ok(present(t, object));
+        }
+        if finalized {
+            self.remove(&key);
+            return Ok(present(t, object));
+        }
+        let version = self.next_version();
+        object["metadata"]["resourceVersion"] = Value::String(version.to_string());
+        let kind = if old.is_some() { "MODIFIED" } else { "ADDED" };
+        self.commit(key, Some(object.clone()), kind);
+        Ok(present(t, object))
+    }
+
+    /// Moves the scripted controllers on one read.
+    fn observe(&mut self, key: &Key) {
+        let Some(object) = self.objects.get(key).cloned() else {
+            return;
+        };
+        let generation = object["metadata"]["generation"].as_i64().unwrap_or(0);
+        let entry = self.reads.entry(key.clone()).or_insert((generation, 0));
+        if entry.0 != generation {
+            *entry = (generation, 0);
+        }
+        entry.1 += 1;
+        let reads = entry.1;
+        let status = if key.group == "apps" && key.plural == "deployments" {
+            let script = self
+                .scripts
+                .rollout_for
+                .get(&(key.namespace.clone(), key.name.clone()))
+                .copied()
+                .unwrap_or(self.scripts.rollout);
+            if script == Rollout::Never && reads == 1 {
+                self.fail_pod(&object);
+            }
+            deployment_status(&object, script, reads)
+        } else if key.plural == "customresourcedefinitions" {
+            crd_status(&object, self.scripts.establish, reads)
+        } else {
+            return;
+        };
+        if object.get("status") != Some(&status) {
+            let mut object = object;
+            object["status"] = status;
+            let version = self.next_version();
+            object["metadata"]["resourceVersion"] = Value::String(version.to_string());
+            self.commit(key.clone(), Some(object), "MODIFIED");
+        }
+    }
+
+    /// A pod that cannot pull its image, and the kubelet's events about it.
+    fn fail_pod(&mut self, deployment: &Value) {
+        let namespace = deployment["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default");
+        let name = deployment["metadata"]["name"].as_str().unwrap_or_default();
+        let image = deployment
+            .pointer("/spec/template/spec/containers/0/image")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let labels = deployment
+            .pointer("/spec/template/metadata/labels")
+            .cloned()
+            .unwrap_or(json!({}));
+        let pod_name = format!("{name}-5d8f7c6b9-x7k2p");
+        let pods = self.builtin("", "pods");
+        let pod = json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": pod_name, "namespace": namespace, "labels": labels},
+            "spec": deployment.pointer("/spec/template/spec").cloned().unwrap_or(json!({})),
+        });
+        let _ = self.create(
+            &pods,
+            Some(namespace),
+            pod,
+            Writer::new("kube-controller-manager"),
+        );
+        let events = self.builtin("", "events");
+        for (i, (reason, message)) in [
+            (
+                "Failed",
+                format!("Failed to pull image \"{image}\": not found"),
+            ),
+            ("BackOff", format!("Back-off pulling image \"{image}\"")),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let event = json!({
+                "apiVersion": "v1", "kind": "Event",
+                "metadata": {"name": format!("{pod_name}.{i}"), "namespace": namespace},
+                "involvedObject": {"apiVersion": "v1", "kind": "Pod", "name": pod_name, "namespace": namespace},
+                "reason": reason, "message": message, "type": "Warning", "count": 1,
+                "lastTimestamp": format!("2025-01-01T00:00:0{i}Z"),
+                "source": {"component": "kubelet"},
+            });
+            let _ = self.create(&events, Some(namespace), event, Writer::new("kubelet"));
+        }
+    }
+}
+
+/// The object as a client receives it: type information always set.
+fn present(t: &ResourceType, mut object: Value) -> Value {
+    if object.is_object() {
+        object["apiVersion"] = Value::String(t.api_version());
+        object["kind"] = Value::String(t.kind.clone());
+    }
+    object
+}
+
+fn check_type(t: &ResourceType, body: &Value) -> Result<(), ApiError> {
+    let api_version = body.get("apiVersion").and_then(Value::as_str);
+    let kind = body.get("kind").and_then(Value::as_str);
+    if api_version.is_some_and(|v| v != t.api_version()) || kind.is_some_and(|k| k != t.kind) {
+        return Err(ApiError::new(
+            400,
+            "BadRequest",
+            format!(
+                "the API version in the data ({}) and kind ({}) do not match the request ({}, {})",
+                api_version.unwrap_or_default(),
+                kind.unwrap_or_default(),
+                t.api_version(),
+                t.kind
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_name(body: &Value, name: &str) -> Result<(), ApiError> {
+    match body.pointer("/metadata/name").and_then(Value::as_str) {
+        Some(n) if n != name => Err(ApiError::new(
+            400,
+            "BadRequest",
+            format!("the name of the object ({n}) does not match the name on the URL ({name})"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn conflict_error(t: &ResourceType, name: &str, conflicts: &[fields::Conflict]) -> ApiError {
+    let lines: Vec<String> = conflicts
+        .iter()
+        .map(|c| format!("conflict with \"{}\": {}", c.manager, c.field))
+        .collect();
+    let causes: Vec<Value> = conflicts
+        .iter()
+        .map(|c| json!({"reason": "FieldManagerConflict", "message": format!("conflict with \"{}\"", c.manager), "field": c.field}))
+        .collect();
+    let mut error = ApiError::new(
+        409,
+        "Conflict",
+        format!(
+            "Apply failed with {} conflict(s): {}",
+            conflicts.len(),
+            lines.join(", ")
+        ),
+    )
+    .about(t, name);
+    error.details["causes"] = Value::Array(causes);
+    error
+}
+
+/// What the API server checks of a CRD that a generated one could get wrong.
+fn validate_crd(crd: &Value) -> Result<(), ApiError> {
+    let spec = &crd["spec"];
+    let group = spec["group"].as_str().unwrap_or_default();
+    let plural = spec["names"]["plural"].as_str().unwrap_or_default();
+    let name = crd["metadata"]["name"].as_str().unwrap_or_default();
+    let mut problems = Vec::new();
+    if group.is_empty() {
+        problems.push("spec.group: Required value".to_string());
+    }
+    if plural.is_empty()
+        || spec["names"]["kind"]
+            .as_str()
+            .unwrap_or_default()
+            .is_empty()
+    {
+        problems.push("spec.names: plural and kind are required".to_string());
+    }
+    if name != format!("{plural}.{group}") {
+        problems.push(format!(
+            "metadata.name: Invalid value: \"{name}\": must be spec.names.plural+\".\"+spec.group"
+        ));
+    }
+    let versions = spec["versions"].as_array().cloned().unwrap_or_default();
+    if versions.iter().filter(|v| v["storage"] == true).count() != 1 {
+        problems.push(
+            "spec.versions: Invalid value: must have exactly one version marked as storage version"
+                .into(),
+        );
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            422,
+            "Invalid",
+            format!(
+                "CustomResourceDefinition.apiextensions.k8s.io \"{name}\" is invalid: {}",
+                problems.join(", ")
+            ),
+        ))
+    }
+}
+
+fn initial_status(t: &ResourceType, object: &mut Value) {
+    if t.is("", "namespaces") {
+        object["status"] = json!({"phase": "Active"});
+    }
+    if t.is("apiextensions.k8s.io", "customresourcedefinitions") {
+        let storage: Vec<Value> = object["spec"]["versions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|v| v["storage"] == true)
+            .map(|v| v["name"].clone())
+            .collect();
+        object["status"] = json!({
+            "conditions": [{"type": "NamesAccepted", "status": "True", "reason": "NoConflicts",
+                            "message": "no conflicts found", "lastTransitionTime": now()}],
+            "acceptedNames": object["spec"]["names"].clone(),
+            "storedVersions": storage,
+        });
+    }
+}
+
+pub fn is_established(crd: &Value) -> bool {
+    crd.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|c| c["type"] == "Established" && c["status"] == "True")
+}
+
+fn crd_status(crd: &Value, script: Establish, reads: u32) -> Value {
+    let mut status = crd.get("status").cloned().unwrap_or(json!({}));
+    let established = match script {
+        Establish::AfterReads(n) => reads > n,
+        Establish::Never => false,
+    };
+    let condition = if established {
+        json!({"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
+               "message": "the initial names have been accepted", "lastTransitionTime": now()})
+    } else {
+        json!({"type": "Established", "status": "False", "reason": "Installing",
+               "message": "the initial names have not been accepted yet", "lastTransitionTime": now()})
+    };
+    let mut conditions: Vec<Value> = status["conditions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|c| c["type"] != "Established")
+        .collect();
+    // An Established CRD stays so: only the time of the first transition counts.
+    if let Some(previous) = crd
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|cs| cs.iter().find(|c| c["type"] == "Established"))
+        && previous["status"] == condition["status"]
+    {
+        conditions.push(previous.clone());
+    } else {
+        conditions.push(condition);
+    }
+    status["conditions"] = Value::Array(conditions);
+    status
+}
+
+fn deployment_status(deployment: &Value, script: Rollout, reads: u32) -> Value {
+    let generation = deployment["metadata"]["generation"].as_i64().unwrap_or(1);
+    let replicas = deployment["spec"]["replicas"].as_i64().unwrap_or(1);
+    let available = match script {
+        Rollout::AfterPolls(n) => reads > n,
+        Rollout::Never => false,
+    };
+    if available {
+        json!({
+            "observedGeneration": generation,
+            "replicas": replicas, "updatedReplicas": replicas,
+            "readyReplicas": replicas, "availableReplicas": replicas,
+            "conditions": [
+                {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable",
+                 "message": "Deployment has minimum availability."},
+                {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable",
+                 "message": "ReplicaSet has successfully progressed."},
+            ],
+        })
+    } else {
+        json!({
+            "observedGeneration": generation,
+            "replicas": replicas, "updatedReplicas": replicas, "unavailableReplicas": replicas,
+            "conditions": [
+                {"type": "Available", "status": "False", "reason": "MinimumReplicasUnavailable",
+                 "message": "Deployment does not have minimum availability."},
+                {"type": "Progressing", "status": "True", "reason": "ReplicaSetUpdated",
+                 "message": "ReplicaSet is progressing."},
+            ],
+        })
+    }
+}
+
+/// Label selectors (`a=b`, `a==b`, `a!=b`, `a`, `!a`) and field selectors (`path=value`,
+/// `path!=value` on dotted paths such as `involvedObject.kind`).
+pub fn selects(object: &Value, labels: Option<&str>, fields: Option<&str>) -> bool {
+    let label = |k: &str| object["metadata"]["labels"].get(k).and_then(Value::as_str);
+    let field = |path: &str| {
+        let pointer = format!("/{}", path.replace('.', "/"));
+        object.pointer(&pointer).map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+    };
+    let terms = |s: Option<&str>| -> Vec<String> {
+        s.map(|s| {
+            s.split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    let labels_ok = terms(labels).iter().all(|term| {
+        if let Some((k, v)) = term.split_once("!=") {
+            label(k.trim()) != Some(v.trim())
+        } else if let Some((k, v)) = term.split_once('=') {
+            label(k.trim()) == Some(v.trim_start_matches('=').trim())
+        } else if let Some(k) = term.strip_prefix('!') {
+            label(k).is_none()
+        } else {
+            label(term).is_some()
+        }
+    });
+    let fields_ok = terms(fields).iter().all(|term| {
+        if let Some((k, v)) = term.split_once("!=") {
+            field(k.trim()).as_deref() != Some(v.trim())
+        } else if let Some((k, v)) = term.split_once('=') {
+            field(k.trim()).as_deref() == Some(v.trim_start_matches('=').trim())
+        } else {
+            true
+        }
+    });
+    labels_ok && fields_ok
+}
+
+/// The current time in RFC 3339, as the API server writes timestamps.
+pub fn now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
