@@ -28,6 +28,9 @@ _operator__rs() {
             operator__rs,deploy)
                 cmd="operator__rs__subcmd__deploy"
                 ;;
+            operator__rs,generate)
+                cmd="operator__rs__subcmd__generate"
+                ;;
             operator__rs,help)
                 cmd="operator__rs__subcmd__help"
                 ;;
@@ -49,6 +52,18 @@ _operator__rs() {
             operator__rs__subcmd__create__subcmd__help,help)
                 cmd="operator__rs__subcmd__create__subcmd__help__subcmd__help"
                 ;;
+            operator__rs__subcmd__generate,crds)
+                cmd="operator__rs__subcmd__generate__subcmd__crds"
+                ;;
+            operator__rs__subcmd__generate,help)
+                cmd="operator__rs__subcmd__generate__subcmd__help"
+                ;;
+            operator__rs__subcmd__generate__subcmd__help,crds)
+                cmd="operator__rs__subcmd__generate__subcmd__help__subcmd__crds"
+                ;;
+            operator__rs__subcmd__generate__subcmd__help,help)
+                cmd="operator__rs__subcmd__generate__subcmd__help__subcmd__help"
+                ;;
             operator__rs__subcmd__help,build)
                 cmd="operator__rs__subcmd__help__subcmd__build"
                 ;;
@@ -60,6 +75,9 @@ _operator__rs() {
                 ;;
             operator__rs__subcmd__help,deploy)
                 cmd="operator__rs__subcmd__help__subcmd__deploy"
+                ;;
+            operator__rs__subcmd__help,generate)
+                cmd="operator__rs__subcmd__help__subcmd__generate"
                 ;;
             operator__rs__subcmd__help,help)
                 cmd="operator__rs__subcmd__help__subcmd__help"
@@ -73,6 +91,9 @@ _operator__rs() {
             operator__rs__subcmd__help__subcmd__create,api)
                 cmd="operator__rs__subcmd__help__subcmd__create__subcmd__api"
                 ;;
+            operator__rs__subcmd__help__subcmd__generate,crds)
+                cmd="operator__rs__subcmd__help__subcmd__generate__subcmd__crds"
+                ;;
             *)
                 ;;
         esac
@@ -80,7 +101,7 @@ _operator__rs() {
 
     case "${cmd}" in
         operator__rs)
-            opts="-q -y -h -V --quiet --yes --help --version new create completion deploy undeploy build help"
+            opts="-q -y -h -V --quiet --yes --help --version new create completion deploy undeploy build generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -281,8 +302,78 @@ _operator__rs() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        operator__subcmd__rs__subcmd__generate)
+            opts="-q -y -h -V --quiet --yes --help --version crds help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__generate__subcmd__crds)
+            opts="-q -y -h -V --check --quiet --yes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__generate__subcmd__help)
+            opts="crds help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__generate__subcmd__help__subcmd__crds)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__generate__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         operator__subcmd__rs__subcmd__help)
-            opts="new create completion deploy undeploy build help"
+            opts="new create completion deploy undeploy build generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -354,6 +445,34 @@ _operator__rs() {
         operator__subcmd__rs__subcmd__help__subcmd__deploy)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__help__subcmd__generate)
+            opts="crds"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__help__subcmd__generate__subcmd__crds)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -4,19 +4,13 @@ mod build;
 mod cluster;
 mod completion;
 mod create_api;
-<<<<<<< HEAD
+mod deploy;
 mod generate;
 mod helm_project;
 mod inputs;
 mod new;
 mod new_rust;
-=======
-mod deploy;
-mod helm_project;
-mod inputs;
-mod new;
 mod undeploy;
->>>>>>> main
 
 use crate::cli::{Cli, Command, CreateCommand};
 use crate::ui::Ui;
@@ -28,11 +22,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Create(CreateCommand::Api(args)) => create_api::run(&ui, args),
         Command::Completion(args) => completion::run(args),
         Command::Build(args) => build::run(&ui, args),
-<<<<<<< HEAD
-        Command::Generate(command) => generate::run(&ui, command),
-=======
         Command::Deploy(args) => deploy::run(&ui, args),
         Command::Undeploy(args) => undeploy::run(&ui, args),
->>>>>>> main
+        Command::Generate(command) => generate::run(&ui, command),
     }
 }
