@@ -502,3 +502,148 @@ fn generate_crds_needs_a_rust_project() {
             "generate crds works on Rust projects",
         ));
 }
+
+/// `create api` twice on a Rust project: the new controllers are registered, the project still
+/// builds, passes clippy and its tests, crdgen prints every CRD, RBAC covers every kind, and a
+/// user's edit to a file they own survives byte for byte. A refusal changes nothing.
+#[test]
+fn create_api_adds_kinds_that_build_and_run() {
+    let work = tempfile::tempdir().unwrap();
+    operator_rs(work.path())
+        .args([
+            "new",
+            "cache-operator",
+            "--api-version=cache.example.com/v1alpha1",
+            "--kind=Memcached",
+        ])
+        .assert()
+        .success();
+    let project = work.path().join("cache-operator");
+    let controller = project.join("src/controllers/memcached.rs");
+    let edited = format!(
+        "{}\n// Our team's change.\n",
+        std::fs::read_to_string(&controller).unwrap()
+    );
+    std::fs::write(&controller, &edited).unwrap();
+
+    operator_rs(&project.join("src"))
+        .args([
+            "create",
+            "api",
+            "--api-version=cache.example.com/v1beta1",
+            "--kind=MemcachedBackup",
+        ])
+        .assert()
+        .success();
+    let output = operator_rs(&project)
+        .args([
+            "create",
+            "api",
+            "--api-version=db.example.io/v2beta3",
+            "--kind=DNSRecord",
+        ])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
+    assert!(
+        stdout.contains("created src/controllers/dns_record.rs"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("changed src/controllers/mod.rs"),
+        "{stdout}"
+    );
+    assert_eq!(std::fs::read_to_string(&controller).unwrap(), edited);
+
+    let role = std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap();
+    for plural in ["memcacheds", "memcachedbackups", "dnsrecords"] {
+        assert!(
+            role.contains(&format!("- {plural}/status")),
+            "{plural} missing:\n{role}"
+        );
+    }
+    let kustomization = std::fs::read_to_string(project.join("deploy/kustomization.yaml")).unwrap();
+    assert_eq!(
+        kustomization.matches("_crd.yaml").count(),
+        3,
+        "{kustomization}"
+    );
+
+    // The role the user edited keeps their rule when another kind is added.
+    let with_rule = role.replacen(
+        "rules:\n",
+        "rules:\n  # Ours: read config maps.\n  - apiGroups:\n      - \"\"\n    resources:\n      - configmaps\n    verbs:\n      - get\n",
+        1,
+    );
+    std::fs::write(project.join("deploy/role.yaml"), &with_rule).unwrap();
+    // A refusal (a chart for a Rust project, a duplicate, a second version) changes nothing.
+    for args in [
+        vec!["--kind=Other", "--helm-chart=/nonexistent"],
+        vec![
+            "--api-version=cache.example.com/v1beta1",
+            "--kind=MemcachedBackup",
+        ],
+        vec!["--api-version=cache.example.com/v1", "--kind=Memcached"],
+        vec!["--kind=Deployment"],
+    ] {
+        let before = read_tree(&project);
+        operator_rs(&project)
+            .args(["create", "api"])
+            .args(&args)
+            .assert()
+            .code(2);
+        assert!(
+            read_tree(&project) == before,
+            "{args:?} changed the project"
+        );
+    }
+    operator_rs(&project)
+        .args([
+            "create",
+            "api",
+            "--api-version=cache.example.com/v1alpha1",
+            "--kind=Cache",
+        ])
+        .assert()
+        .success();
+    let role = std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap();
+    assert!(
+        role.contains("# Ours: read config maps.") && role.contains("- caches/status"),
+        "{role}"
+    );
+
+    cargo(
+        &project,
+        &[
+            "clippy",
+            "--locked",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    );
+    cargo(&project, &["test", "--locked"]);
+    assert_crdgen_in_registry_order(&project);
+    let (manifests, _) = deploy_files(&project);
+    support::tools::kubernetes_validate(&manifests);
+    support::crds::assert_samples_match_crds(&project);
+}
+
+/// `crdgen` prints every CRD, in the order the kinds were added (PROJECT's order).
+fn assert_crdgen_in_registry_order(project: &Path) {
+    let printed = String::from_utf8(
+        cargo(project, &["run", "--quiet", "--locked", "--bin", "crdgen"]).stdout,
+    )
+    .unwrap();
+    let record = operator_rs::project::Project::load(project).unwrap();
+    let mut files = String::new();
+    for resource in &record.resources {
+        let path = project.join(format!(
+            "deploy/crds/{}_{}_crd.yaml",
+            resource.group, resource.plural
+        ));
+        files.push_str(&std::fs::read_to_string(path).unwrap());
+    }
+    assert_eq!(printed, files, "crdgen output differs from deploy/crds");
+}

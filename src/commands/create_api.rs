@@ -7,7 +7,7 @@ use super::helm_project;
 use super::inputs::{self, ApiNames};
 use crate::chart::{self, Chart};
 use crate::cli::CreateApiArgs;
-use crate::error::{UsageError, usage};
+use crate::error::usage;
 use crate::project::{self, Project, ProjectError, ProjectType, Resource};
 use crate::rbac::{self, Rule};
 use crate::scaffold::{self, FilePlan, helm::HelmApi, write::Applied};
@@ -20,15 +20,12 @@ pub fn run(ui: &Ui, args: CreateApiArgs) -> anyhow::Result<()> {
     })?;
     match project.project_type {
         ProjectType::Helm => create_helm_api(ui, &args, &root, project),
-        ProjectType::Rust => Err(UsageError::new(
-            "create api for Rust projects is not available in this build yet",
-        )
-        .into()),
+        ProjectType::Rust => super::create_api_rust::run(ui, &args, &root, project),
     }
 }
 
 /// Refuses a Kind the project already serves, or a resource name already taken.
-fn ensure_new(project: &Project, api: &ApiNames) -> anyhow::Result<()> {
+pub(super) fn ensure_new(project: &Project, api: &ApiNames) -> anyhow::Result<()> {
     for existing in &project.resources {
         let same_group = existing.group == api.group.as_str();
         if same_group
@@ -248,7 +245,7 @@ fn parse_role(text: &str) -> anyhow::Result<(bool, Vec<Rule>)> {
 
 /// Inserts `  - <resource>` into the `resources:` list of a kustomization, after the last
 /// CRD entry, keeping every other line (and the user's edits) as it is.
-fn add_kustomization_resource(text: &str, resource: &str) -> String {
+pub(super) fn add_kustomization_resource(text: &str, resource: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let entry = format!("  - {resource}");
     let position = lines
@@ -267,7 +264,7 @@ fn add_kustomization_resource(text: &str, resource: &str) -> String {
     out.join("\n") + "\n"
 }
 
-fn read(root: &Path, path: &str) -> anyhow::Result<String> {
+pub(super) fn read(root: &Path, path: &str) -> anyhow::Result<String> {
     std::fs::read_to_string(root.join(path))
         .map_err(|e| anyhow::anyhow!("cannot read {path} of the project: {e}"))
 }
@@ -296,6 +293,11 @@ fn report(
     if scope_change {
         ui.info("  deploy/role.yaml is now a ClusterRole (and the binding a ClusterRoleBinding): the new chart creates cluster-scoped objects");
     }
+    report_applied(ui, applied);
+}
+
+/// Lists the files created and changed; a new chart directory counts as one line.
+pub(super) fn report_applied(ui: &Ui, applied: &Applied) {
     let (chart_files, created): (Vec<&String>, Vec<&String>) = applied
         .created
         .iter()
@@ -303,12 +305,18 @@ fn report(
     for path in created {
         ui.info(format!("  created {path}"));
     }
-    if !chart_files.is_empty() {
-        ui.info(format!(
-            "  created helm-charts/{}/ ({} files)",
-            chart.name(),
-            chart_files.len()
-        ));
+    let mut chart_dirs: Vec<&str> = chart_files
+        .iter()
+        .filter_map(|p| p.split('/').nth(1))
+        .collect();
+    chart_dirs.dedup();
+    for dir in chart_dirs {
+        let prefix = format!("helm-charts/{dir}/");
+        let count = chart_files
+            .iter()
+            .filter(|p| p.starts_with(&prefix))
+            .count();
+        ui.info(format!("  created {prefix} ({count} files)"));
     }
     for path in &applied.changed {
         ui.info(format!("  changed {path}"));

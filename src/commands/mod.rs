@@ -4,6 +4,7 @@ mod build;
 mod cluster;
 mod completion;
 mod create_api;
+mod create_api_rust;
 mod deploy;
 mod generate;
 mod helm_project;

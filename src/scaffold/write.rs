@@ -107,6 +107,14 @@ pub fn apply_changes(root: &Path, plan: &FilePlan) -> Result<Applied, WriteError
         .map_err(io(root))?;
     let staged = staging.path().join("new");
     let backups = staging.path().join("old");
+    // Files whose bytes are already on disk are neither rewritten nor reported as changed.
+    let mut pending = FilePlan::new();
+    for (path, file) in plan.iter() {
+        if std::fs::read(root.join(path)).ok().as_deref() != Some(file.bytes.as_slice()) {
+            pending.add(path.clone(), file.bytes.clone());
+        }
+    }
+    let plan = &pending;
     write_plan(&staged, plan)?;
 
     let mut applied = Applied::default();
