@@ -19,15 +19,30 @@ struct Env {
     server: KubeServer,
     project: tempfile::TempDir,
     home: tempfile::TempDir,
+    name: String,
 }
 
 impl Env {
     /// A Helm project made by the real `operator-rs new` from the shared hello-world chart.
     fn new() -> Env {
+        let chart = support::project::shared_chart("hello-world");
+        Env::made_by(
+            &[
+                "new",
+                "--type=helm",
+                "--yes",
+                "--helm-chart",
+                chart.to_str().unwrap(),
+            ],
+            NAME,
+        )
+    }
+
+    /// A project made by the real `operator-rs` with `new_args`, in directory `name`.
+    fn made_by(new_args: &[&str], name: &str) -> Env {
         let dir = tempfile::tempdir().unwrap();
         let output = support::project::operator_rs(dir.path())
-            .args(["new", "--type=helm", "--yes", "--helm-chart"])
-            .arg(support::project::shared_chart("hello-world"))
+            .args(new_args)
             .output()
             .unwrap();
         success(output);
@@ -35,11 +50,12 @@ impl Env {
             server: KubeServer::start(),
             project: dir,
             home: tempfile::tempdir().unwrap(),
+            name: name.to_string(),
         }
     }
 
     fn root(&self) -> PathBuf {
-        self.project.path().join(NAME)
+        self.project.path().join(&self.name)
     }
 
     /// `operator-rs ARGS` in the project, with the server's kubeconfig in $KUBECONFIG.
@@ -843,4 +859,45 @@ fn a_deploy_uses_few_requests() {
     // every kind in discovery and needs no more.
     assert_eq!(second.len(), 13, "{second:#?}");
     assert!(first <= 15, "a first deploy took {first} requests");
+}
+
+/// A Rust project deploys the same way: its CRD, RBAC and operator land with namespace and
+/// image filled in, and its sample is applied after the CRD.
+#[test]
+fn a_rust_project_deploys_with_its_sample() {
+    let name = "memcached-operator";
+    let env = Env::made_by(
+        &[
+            "new",
+            name,
+            "--api-version=cache.example.com/v1alpha1",
+            "--kind=Memcached",
+            "--yes",
+        ],
+        name,
+    );
+    let stdout = env.deploy(&["--with-sample"]);
+    for object in [
+        "CustomResourceDefinition/memcacheds.cache.example.com: created",
+        &format!("Role/{name} (demo): created"),
+        &format!("Deployment/{name} (demo): created"),
+        "Memcached/memcached-sample (demo): created",
+    ] {
+        assert!(stdout.contains(object), "{object} missing in:\n{stdout}");
+    }
+    let deployment = env.kubectl(&["-n", "demo", "get", "deployment", name]);
+    assert_eq!(
+        deployment["spec"]["template"]["spec"]["containers"][0]["image"],
+        IMAGE
+    );
+    let binding = env.kubectl(&["-n", "demo", "get", "rolebinding", name]);
+    assert_eq!(binding["subjects"][0]["namespace"], "demo");
+    let sample = env.kubectl(&[
+        "-n",
+        "demo",
+        "get",
+        "memcacheds.cache.example.com",
+        "memcached-sample",
+    ]);
+    assert_eq!(sample["kind"], "Memcached");
 }
