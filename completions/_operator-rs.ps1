@@ -41,13 +41,13 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
         }
         'operator-rs;new' {
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Kind of project to create')
-            [CompletionResult]::new('--api-version', '--api-version', [CompletionResultType]::ParameterName, 'API group and version of the first Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]')
-            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'The first Kind, in CamelCase [default for Helm: the chart name in CamelCase]')
+            [CompletionResult]::new('--api-version', '--api-version', [CompletionResultType]::ParameterName, 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm, <kind>.<domain>/v1alpha1 for Rust]')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'The Kind, in CamelCase [default for Helm: the chart name in CamelCase]')
             [CompletionResult]::new('--plural', '--plural', [CompletionResultType]::ParameterName, 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]')
-            [CompletionResult]::new('--domain', '--domain', [CompletionResultType]::ParameterName, 'Domain for default API groups')
-            [CompletionResult]::new('--helm-chart', '--helm-chart', [CompletionResultType]::ParameterName, 'Helm chart to build the operator from: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]')
+            [CompletionResult]::new('--helm-chart', '--helm-chart', [CompletionResultType]::ParameterName, 'Helm projects: the chart for the Kind: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]')
             [CompletionResult]::new('--helm-chart-version', '--helm-chart-version', [CompletionResultType]::ParameterName, 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]')
             [CompletionResult]::new('--helm-chart-repo', '--helm-chart-repo', [CompletionResultType]::ParameterName, 'Chart repository URL to find --helm-chart in, like `helm install --repo`')
+            [CompletionResult]::new('--domain', '--domain', [CompletionResultType]::ParameterName, 'Domain for default API groups')
             [CompletionResult]::new('--plain-http', '--plain-http', [CompletionResultType]::ParameterName, 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
@@ -73,10 +73,10 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             break
         }
         'operator-rs;create;api' {
-            [CompletionResult]::new('--api-version', '--api-version', [CompletionResultType]::ParameterName, 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]')
+            [CompletionResult]::new('--api-version', '--api-version', [CompletionResultType]::ParameterName, 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm, <kind>.<domain>/v1alpha1 for Rust]')
             [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'The Kind, in CamelCase [default for Helm: the chart name in CamelCase]')
             [CompletionResult]::new('--plural', '--plural', [CompletionResultType]::ParameterName, 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]')
-            [CompletionResult]::new('--helm-chart', '--helm-chart', [CompletionResultType]::ParameterName, 'Helm projects: the chart for the Kind: a directory, .tgz, repo/name, URL or oci:// reference [default: a starter chart]')
+            [CompletionResult]::new('--helm-chart', '--helm-chart', [CompletionResultType]::ParameterName, 'Helm projects: the chart for the Kind: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]')
             [CompletionResult]::new('--helm-chart-version', '--helm-chart-version', [CompletionResultType]::ParameterName, 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]')
             [CompletionResult]::new('--helm-chart-repo', '--helm-chart-repo', [CompletionResultType]::ParameterName, 'Chart repository URL to find --helm-chart in, like `helm install --repo`')
             [CompletionResult]::new('--plain-http', '--plain-http', [CompletionResultType]::ParameterName, 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)')

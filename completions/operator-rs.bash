@@ -527,7 +527,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__new)
-            opts="-q -y -h -V --type --api-version --kind --plural --domain --helm-chart --helm-chart-version --helm-chart-repo --plain-http --quiet --yes --help --version"
+            opts="-q -y -h -V --type --api-version --kind --plural --helm-chart --helm-chart-version --helm-chart-repo --plain-http --domain --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -549,10 +549,6 @@ _operator__rs() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --domain)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --helm-chart)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -562,6 +558,10 @@ _operator__rs() {
                     return 0
                     ;;
                 --helm-chart-repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --domain)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

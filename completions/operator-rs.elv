@@ -37,13 +37,13 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
         }
         &'operator-rs;new'= {
             cand --type 'Kind of project to create'
-            cand --api-version 'API group and version of the first Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]'
-            cand --kind 'The first Kind, in CamelCase [default for Helm: the chart name in CamelCase]'
+            cand --api-version 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm, <kind>.<domain>/v1alpha1 for Rust]'
+            cand --kind 'The Kind, in CamelCase [default for Helm: the chart name in CamelCase]'
             cand --plural 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]'
-            cand --domain 'Domain for default API groups'
-            cand --helm-chart 'Helm chart to build the operator from: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]'
+            cand --helm-chart 'Helm projects: the chart for the Kind: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]'
             cand --helm-chart-version 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]'
             cand --helm-chart-repo 'Chart repository URL to find --helm-chart in, like `helm install --repo`'
+            cand --domain 'Domain for default API groups'
             cand --plain-http 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)'
             cand -q 'Print nothing but errors'
             cand --quiet 'Print nothing but errors'
@@ -67,10 +67,10 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'operator-rs;create;api'= {
-            cand --api-version 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]'
+            cand --api-version 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm, <kind>.<domain>/v1alpha1 for Rust]'
             cand --kind 'The Kind, in CamelCase [default for Helm: the chart name in CamelCase]'
             cand --plural 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]'
-            cand --helm-chart 'Helm projects: the chart for the Kind: a directory, .tgz, repo/name, URL or oci:// reference [default: a starter chart]'
+            cand --helm-chart 'Helm projects: the chart for the Kind: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]'
             cand --helm-chart-version 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]'
             cand --helm-chart-repo 'Chart repository URL to find --helm-chart in, like `helm install --repo`'
             cand --plain-http 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)'

@@ -38,13 +38,13 @@ complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "generate" -
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l type -d 'Kind of project to create' -r -f -a "rust\t'A kube-rs controller written in Rust'
 helm\t'The helm-operator image reconciling a Helm chart'"
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l api-version -d 'API group and version of the first Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]' -r
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l kind -d 'The first Kind, in CamelCase [default for Helm: the chart name in CamelCase]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l api-version -d 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm, <kind>.<domain>/v1alpha1 for Rust]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l kind -d 'The Kind, in CamelCase [default for Helm: the chart name in CamelCase]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l plural -d 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]' -r
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l domain -d 'Domain for default API groups' -r
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart -d 'Helm chart to build the operator from: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart -d 'Helm projects: the chart for the Kind: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart-version -d 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart-repo -d 'Chart repository URL to find --helm-chart in, like `helm install --repo`' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l domain -d 'Domain for default API groups' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l plain-http -d 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s q -l quiet -d 'Print nothing but errors'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
@@ -56,10 +56,10 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not 
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not __fish_seen_subcommand_from api help" -s V -l version -d 'Print version'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not __fish_seen_subcommand_from api help" -f -a "api" -d 'Add a Kind (with its chart or controller) to the project in this directory or above'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and not __fish_seen_subcommand_from api help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l api-version -d 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l api-version -d 'API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm, <kind>.<domain>/v1alpha1 for Rust]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l kind -d 'The Kind, in CamelCase [default for Helm: the chart name in CamelCase]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l plural -d 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]' -r
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l helm-chart -d 'Helm projects: the chart for the Kind: a directory, .tgz, repo/name, URL or oci:// reference [default: a starter chart]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l helm-chart -d 'Helm projects: the chart for the Kind: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l helm-chart-version -d 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l helm-chart-repo -d 'Chart repository URL to find --helm-chart in, like `helm install --repo`' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l plain-http -d 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)'

@@ -81,9 +81,11 @@ pub enum CreateCommand {
     Api(CreateApiArgs),
 }
 
+/// The names of a Kind and, for Helm projects, its chart: the same flags for `new` and
+/// `create api`.
 #[derive(Debug, Args)]
-pub struct CreateApiArgs {
-    /// API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]
+pub struct ApiArgs {
+    /// API group and version of the Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm, <kind>.<domain>/v1alpha1 for Rust]
     #[arg(long, value_name = "GROUP/VERSION")]
     pub api_version: Option<String>,
 
@@ -95,12 +97,18 @@ pub struct CreateApiArgs {
     #[arg(long)]
     pub plural: Option<String>,
 
-    /// Helm projects: the chart for the Kind: a directory, .tgz, repo/name, URL or oci:// reference [default: a starter chart]
+    /// Helm projects: the chart for the Kind: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]
     #[arg(long, value_name = "CHART")]
     pub helm_chart: Option<String>,
 
     #[command(flatten)]
     pub chart_source: ChartSourceArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CreateApiArgs {
+    #[command(flatten)]
+    pub api: ApiArgs,
 }
 
 #[derive(Debug, Args)]
@@ -112,28 +120,12 @@ pub struct NewArgs {
     #[arg(long = "type", value_enum, default_value_t = ProjectType::Rust)]
     pub project_type: ProjectType,
 
-    /// API group and version of the first Kind, GROUP/VERSION [default: charts.<domain>/v1alpha1 for Helm]
-    #[arg(long, value_name = "GROUP/VERSION")]
-    pub api_version: Option<String>,
-
-    /// The first Kind, in CamelCase [default for Helm: the chart name in CamelCase]
-    #[arg(long)]
-    pub kind: Option<String>,
-
-    /// Resource plural of the Kind [default: the English plural of the Kind, lower-case]
-    #[arg(long)]
-    pub plural: Option<String>,
+    #[command(flatten)]
+    pub api: ApiArgs,
 
     /// Domain for default API groups
     #[arg(long, default_value = "example.com")]
     pub domain: String,
-
-    /// Helm chart to build the operator from: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]
-    #[arg(long, value_name = "CHART")]
-    pub helm_chart: Option<String>,
-
-    #[command(flatten)]
-    pub chart_source: ChartSourceArgs,
 }
 
 /// How a remote `--helm-chart` is found; the same for `new` and `create api`.

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::helm_project;
-use super::inputs::{self, ApiNames};
+use super::inputs::ApiNames;
 use crate::chart::{self, Chart};
 use crate::cli::CreateApiArgs;
 use crate::error::usage;
@@ -62,28 +62,8 @@ fn create_helm_api(
     root: &Path,
     mut project: Project,
 ) -> anyhow::Result<()> {
-    let user_chart =
-        helm_project::load_user_chart(ui, args.helm_chart.as_deref(), &args.chart_source)?;
-    let default_kind = user_chart
-        .as_ref()
-        .map(helm_project::kind_from_chart)
-        .transpose()?;
-    let api = inputs::api_names(
-        ui,
-        args.kind.as_deref(),
-        default_kind,
-        args.api_version.as_deref(),
-        &format!("charts.{}", project.domain),
-        args.plural.as_deref(),
-    )?;
+    let (chart, api) = helm_project::chart_and_names(ui, &args.api, &project.domain)?;
     ensure_new(&project, &api)?;
-    let chart = match user_chart {
-        Some(chart) => chart,
-        None => helm_project::starter_chart(&api.kind)?,
-    };
-    if let Some(warning) = chart.version_warning() {
-        ui.warn(warning);
-    }
 
     let mut changes = FilePlan::new();
     let chart_dir = format!("helm-charts/{}", chart.name());

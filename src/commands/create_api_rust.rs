@@ -7,7 +7,7 @@ use std::path::Path;
 use super::create_api::{add_kustomization_resource, ensure_new, read, report_applied};
 use super::inputs;
 use crate::cli::CreateApiArgs;
-use crate::error::{UsageError, usage};
+use crate::error::usage;
 use crate::names::{Group, Kind, ProjectName, Version};
 use crate::project::{self, Project, Resource};
 use crate::scaffold::rust::{self as rust_scaffold, RustApi, RustScaffoldError};
@@ -15,30 +15,15 @@ use crate::scaffold::{self, FilePlan};
 use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: &CreateApiArgs, root: &Path, mut project: Project) -> anyhow::Result<()> {
-    if args.helm_chart.is_some() {
-        return Err(UsageError::new(
-            "--helm-chart is for Helm projects: this is a Rust project, whose kinds are reconciled by their own controller code; drop --helm-chart",
-        )
-        .into());
-    }
-    let kind = inputs::kind(ui, args.kind.as_deref(), None)?;
-    let (group, version) = inputs::api_version(
-        ui,
-        args.api_version.as_deref(),
-        &format!("{}.{}", kind.lower(), project.domain),
-    )?;
-    let plural = match args.plural.as_deref() {
-        Some(p) => crate::names::parse_plural(p).map_err(usage)?,
-        None => kind.plural(),
-    };
+    let names = inputs::rust_api_names(ui, &args.api, &project.domain)?;
+    let inputs::ApiNames {
+        group,
+        version,
+        kind,
+        plural,
+    } = names.clone();
     let name = ProjectName::parse(&project.project_name).map_err(usage)?;
     rust_scaffold::check_names(&name, &kind).map_err(scaffold_error)?;
-    let names = inputs::ApiNames {
-        group: group.clone(),
-        version: version.clone(),
-        kind: kind.clone(),
-        plural: plural.clone(),
-    };
     ensure_new(&project, &names)?;
     if let Some(existing) = project
         .resources

@@ -3,8 +3,9 @@
 
 use anyhow::Context as _;
 
-use super::inputs::ApiNames;
+use super::inputs::{self, ApiNames};
 use crate::chart::{self, Chart, ChartError, ChartSource, ResolveError};
+use crate::cli::ApiArgs;
 use crate::cli::ChartSourceArgs;
 use crate::error::usage;
 use crate::names::Kind;
@@ -64,6 +65,29 @@ pub fn load_user_chart(
         Err(e) if e.is_usage() => Err(usage(e)),
         Err(e) => Err(anyhow::Error::new(e).context(format!("--helm-chart {reference}"))),
     }
+}
+
+/// The chart `--helm-chart` names (or the starter chart) and the names of its Kind, whose
+/// defaults come from the chart: the kind from its name, the group `charts.<domain>`.
+pub fn chart_and_names(ui: &Ui, args: &ApiArgs, domain: &str) -> anyhow::Result<(Chart, ApiNames)> {
+    let user_chart = load_user_chart(ui, args.helm_chart.as_deref(), &args.chart_source)?;
+    let default_kind = user_chart.as_ref().map(kind_from_chart).transpose()?;
+    let api = inputs::api_names(
+        ui,
+        args.kind.as_deref(),
+        default_kind,
+        args.api_version.as_deref(),
+        &format!("charts.{domain}"),
+        args.plural.as_deref(),
+    )?;
+    let chart = match user_chart {
+        Some(chart) => chart,
+        None => starter_chart(&api.kind)?,
+    };
+    if let Some(warning) = chart.version_warning() {
+        ui.warn(warning);
+    }
+    Ok((chart, api))
 }
 
 /// The starter chart: like `helm create`, named after the kind.

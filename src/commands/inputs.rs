@@ -102,3 +102,34 @@ pub fn project_name(ui: &Ui, given: Option<&str>, kind: &Kind) -> anyhow::Result
         ProjectName::parse,
     )
 }
+
+/// The names of a Rust project's Kind. Without `--api-version` the group is named after the
+/// kind, as in `memcached.example.com`. A chart makes no sense there and is refused.
+pub fn rust_api_names(
+    ui: &Ui,
+    args: &crate::cli::ApiArgs,
+    domain: &str,
+) -> anyhow::Result<ApiNames> {
+    if args.helm_chart.is_some() {
+        return Err(UsageError::new(
+            "--helm-chart is for Helm projects: a Rust project reconciles with its own controller code; drop --helm-chart (or use --type=helm with new)",
+        )
+        .into());
+    }
+    let kind = kind(ui, args.kind.as_deref(), None)?;
+    let (group, version) = api_version(
+        ui,
+        args.api_version.as_deref(),
+        &format!("{}.{domain}", kind.lower()),
+    )?;
+    let plural = match args.plural.as_deref() {
+        Some(p) => names::parse_plural(p).map_err(usage)?,
+        None => kind.plural(),
+    };
+    Ok(ApiNames {
+        group,
+        version,
+        kind,
+        plural,
+    })
+}

@@ -21,31 +21,10 @@ pub fn run(ui: &Ui, args: NewArgs) -> anyhow::Result<()> {
 }
 
 fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
-    let user_chart =
-        helm_project::load_user_chart(ui, args.helm_chart.as_deref(), &args.chart_source)?;
-    let default_kind = user_chart
-        .as_ref()
-        .map(helm_project::kind_from_chart)
-        .transpose()?;
-    let api = inputs::api_names(
-        ui,
-        args.kind.as_deref(),
-        default_kind,
-        args.api_version.as_deref(),
-        &format!("charts.{domain}"),
-        args.plural.as_deref(),
-    )?;
+    let (chart, api) = helm_project::chart_and_names(ui, &args.api, domain)?;
     let name = inputs::project_name(ui, args.name.as_deref(), &api.kind)?;
     let target = PathBuf::from(name.as_str());
     ensure_target_free(&target)?;
-
-    let chart = match user_chart {
-        Some(chart) => chart,
-        None => helm_project::starter_chart(&api.kind)?,
-    };
-    if let Some(warning) = chart.version_warning() {
-        ui.warn(warning);
-    }
 
     let (plan, project, summary) = helm_plan(&name, domain, &api, &chart)?;
     for warning in &summary.warnings {

@@ -5,31 +5,20 @@ use std::path::PathBuf;
 use super::inputs;
 use super::new::ensure_target_free;
 use crate::cli::NewArgs;
-use crate::error::{UsageError, usage};
-use crate::names::{self, ProjectName};
+use crate::error::usage;
+use crate::names::ProjectName;
 use crate::project::{PROJECT_FILE, Project, ProjectType, Resource};
 use crate::scaffold::rust::{self as rust_scaffold, RustProject, RustScaffoldError};
 use crate::scaffold::write::{self, WriteError};
 use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
-    if args.helm_chart.is_some() {
-        return Err(UsageError::new(
-            "--helm-chart is for --type=helm projects: a Rust project reconciles with its own code; drop --helm-chart or pass --type=helm",
-        )
-        .into());
-    }
-    let kind = inputs::kind(ui, args.kind.as_deref(), None)?;
-    // Without --api-version the group is named after the kind, as in `memcached.example.com`.
-    let (group, version) = inputs::api_version(
-        ui,
-        args.api_version.as_deref(),
-        &format!("{}.{domain}", kind.lower()),
-    )?;
-    let plural = match args.plural.as_deref() {
-        Some(p) => names::parse_plural(p).map_err(usage)?,
-        None => kind.plural(),
-    };
+    let inputs::ApiNames {
+        group,
+        version,
+        kind,
+        plural,
+    } = inputs::rust_api_names(ui, &args.api, domain)?;
     let name = inputs::project_name(ui, args.name.as_deref(), &kind)?;
     rust_scaffold::check_names(&name, &kind).map_err(usage)?;
     let target = PathBuf::from(name.as_str());
