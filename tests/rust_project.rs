@@ -453,7 +453,7 @@ fn names_that_cannot_make_rust_are_usage_errors() {
     assert_refused(
         &["new", "--kind=Memcached", "--helm-chart=x"],
         2,
-        &["--helm-chart is for --type=helm"],
+        &["--helm-chart is for Helm projects"],
     );
     assert_refused(
         &["new", "--api-version=cache.example.com/v1"],
