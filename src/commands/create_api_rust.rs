@@ -6,11 +6,12 @@ use std::path::Path;
 
 use super::create_api::{add_kustomization_resource, ensure_new, read, report_applied};
 use super::inputs;
+use super::new_rust::scaffold_error;
 use crate::cli::CreateApiArgs;
 use crate::error::usage;
 use crate::names::{Group, Kind, ProjectName, Version};
 use crate::project::{self, Project, Resource};
-use crate::scaffold::rust::{self as rust_scaffold, RustApi, RustScaffoldError};
+use crate::scaffold::rust::{self as rust_scaffold, RustApi};
 use crate::scaffold::{self, FilePlan};
 use crate::ui::Ui;
 
@@ -147,14 +148,6 @@ fn merged_role(current: &str, generated_before: &str, generated_after: &str) -> 
         .unwrap_or(lines.len());
     lines.splice(position..position, new_rules.iter().copied());
     lines.join("\n") + "\n"
-}
-
-fn scaffold_error(error: RustScaffoldError) -> anyhow::Error {
-    if error.is_usage() {
-        usage(error)
-    } else {
-        anyhow::Error::new(error)
-    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use super::helm_project;
 use super::inputs::{self, ApiNames};
 use crate::chart::Chart;
 use crate::cli::NewArgs;
-use crate::error::{UsageError, usage};
+use crate::error::usage;
 use crate::names::{self, ProjectName};
 use crate::project::{Project, ProjectType, Resource};
 use crate::scaffold::{self, FilePlan, helm::HelmApi};
@@ -32,28 +32,24 @@ fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
     }
     let mut plan = plan;
     plan.add(crate::project::PROJECT_FILE, project.to_yaml());
-    scaffold::write::create_project(&target, &plan).map_err(|e| match e {
-        scaffold::write::WriteError::TargetExists(_) => usage(e),
-        other => anyhow::Error::new(other),
-    })?;
+    scaffold::write::create_project(&target, &plan).map_err(write_error)?;
     report(ui, &name, &api, &chart, &plan, &summary);
     Ok(())
 }
 
+/// Refuses a target that exists and is not an empty directory, before any slow work.
 pub(super) fn ensure_target_free(target: &Path) -> anyhow::Result<()> {
-    let occupied = match std::fs::read_dir(target) {
-        Ok(mut entries) => entries.next().is_some(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-        Err(_) => target.exists(),
-    };
-    if occupied {
-        return Err(UsageError::new(format!(
-            "{} already exists and is not an empty directory: choose another NAME or remove it",
-            target.display()
-        ))
-        .into());
+    scaffold::write::check_target(target)
+        .map(|_| ())
+        .map_err(write_error)
+}
+
+/// An existing target is the user's doing (exit 2); any other write error is a failure.
+pub(super) fn write_error(error: scaffold::write::WriteError) -> anyhow::Error {
+    match error {
+        scaffold::write::WriteError::TargetExists(_) => usage(error),
+        other => anyhow::Error::new(other),
     }
-    Ok(())
 }
 
 /// What the summary reports besides the files.

@@ -3,13 +3,13 @@
 use std::path::PathBuf;
 
 use super::inputs;
-use super::new::ensure_target_free;
+use super::new::{ensure_target_free, write_error};
 use crate::cli::NewArgs;
 use crate::error::usage;
 use crate::names::ProjectName;
 use crate::project::{PROJECT_FILE, Project, ProjectType, Resource};
 use crate::scaffold::rust::{self as rust_scaffold, RustProject, RustScaffoldError};
-use crate::scaffold::write::{self, WriteError};
+use crate::scaffold::write;
 use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
@@ -42,15 +42,13 @@ pub fn run(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
         chart: None,
     });
     plan.add(PROJECT_FILE, record.to_yaml());
-    write::create_project(&target, &plan).map_err(|e| match e {
-        WriteError::TargetExists(_) => usage(e),
-        other => anyhow::Error::new(other),
-    })?;
+    write::create_project(&target, &plan).map_err(write_error)?;
     report(ui, &name, &project, plan.len());
     Ok(())
 }
 
-fn scaffold_error(error: RustScaffoldError) -> anyhow::Error {
+/// A name the generated code cannot use is the user's doing (exit 2); anything else is a bug.
+pub(super) fn scaffold_error(error: RustScaffoldError) -> anyhow::Error {
     if error.is_usage() {
         usage(error)
     } else {

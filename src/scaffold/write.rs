@@ -17,6 +17,21 @@ pub enum WriteError {
     BadPath(String),
 }
 
+/// Whether `target` can receive a new project: `Ok(false)` when it does not exist, `Ok(true)`
+/// when it is an empty directory, `TargetExists` otherwise. Commands call it early, before any
+/// slow work; [`create_project`] calls it again just before writing.
+pub fn check_target(target: &Path) -> Result<bool, WriteError> {
+    match std::fs::read_dir(target) {
+        Ok(mut entries) => match entries.next() {
+            Some(_) => Err(WriteError::TargetExists(target.to_path_buf())),
+            None => Ok(true),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(_) if target.exists() => Err(WriteError::TargetExists(target.to_path_buf())),
+        Err(e) => Err(WriteError::Io(target.to_path_buf(), e)),
+    }
+}
+
 /// Creates `target` holding exactly the files of `plan`. `target` must not exist or be an empty
 /// directory. On any error nothing is left behind.
 pub fn create_project(target: &Path, plan: &FilePlan) -> Result<(), WriteError> {
@@ -24,17 +39,7 @@ pub fn create_project(target: &Path, plan: &FilePlan) -> Result<(), WriteError> 
         let path = path.to_path_buf();
         move |e| WriteError::Io(path, e)
     };
-    let target_was_empty_dir = match std::fs::read_dir(target) {
-        Ok(mut entries) => {
-            if entries.next().is_some() {
-                return Err(WriteError::TargetExists(target.to_path_buf()));
-            }
-            true
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-        Err(_) if target.exists() => return Err(WriteError::TargetExists(target.to_path_buf())),
-        Err(e) => return Err(WriteError::Io(target.to_path_buf(), e)),
-    };
+    let target_was_empty_dir = check_target(target)?;
     let parent = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
