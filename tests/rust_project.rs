@@ -45,6 +45,21 @@ fn cargo(project: &Path, args: &[&str]) -> Output {
     output
 }
 
+/// `operator-rs new NAME` for the Memcached kind of cache.example.com/v1alpha1, through the
+/// real binary; returns the project directory.
+fn new_memcached_project(parent: &Path, name: &str) -> PathBuf {
+    operator_rs(parent)
+        .args([
+            "new",
+            name,
+            "--api-version=cache.example.com/v1alpha1",
+            "--kind=Memcached",
+        ])
+        .assert()
+        .success();
+    parent.join(name)
+}
+
 /// Generates a project through the library, as `new` does, into `parent/<name>`.
 fn generate(parent: &Path, name: &str, api_version: &str, kind: &str) -> PathBuf {
     let (group, version) = api_version.split_once('/').unwrap();
@@ -113,16 +128,7 @@ fn assert_samples_validate(project: &Path) {
 #[test]
 fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
     let work = tempfile::tempdir().unwrap();
-    operator_rs(work.path())
-        .args([
-            "new",
-            "memcached-operator",
-            "--api-version=cache.example.com/v1alpha1",
-            "--kind=Memcached",
-        ])
-        .assert()
-        .success();
-    let project = work.path().join("memcached-operator");
+    let project = new_memcached_project(work.path(), "memcached-operator");
     for file in [
         "Cargo.toml",
         "Cargo.lock",
@@ -228,16 +234,7 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
 #[test]
 fn the_generated_files_match_the_snapshot() {
     let work = tempfile::tempdir().unwrap();
-    operator_rs(work.path())
-        .args([
-            "new",
-            "memcached-operator",
-            "--api-version=cache.example.com/v1alpha1",
-            "--kind=Memcached",
-            "-q",
-        ])
-        .assert()
-        .success();
+    new_memcached_project(work.path(), "memcached-operator");
     let mut generated = String::new();
     for (path, bytes) in read_tree(&work.path().join("memcached-operator")) {
         if path != "Cargo.lock" {
@@ -509,16 +506,7 @@ fn generate_crds_needs_a_rust_project() {
 #[test]
 fn create_api_adds_kinds_that_build_and_run() {
     let work = tempfile::tempdir().unwrap();
-    operator_rs(work.path())
-        .args([
-            "new",
-            "cache-operator",
-            "--api-version=cache.example.com/v1alpha1",
-            "--kind=Memcached",
-        ])
-        .assert()
-        .success();
-    let project = work.path().join("cache-operator");
+    let project = new_memcached_project(work.path(), "cache-operator");
     let controller = project.join("src/controllers/memcached.rs");
     let edited = format!(
         "{}\n// Our team's change.\n",
