@@ -400,7 +400,8 @@ fn registry_files_list_every_api() {
     assert!(text("src/api/mod.rs").contains("pub mod v1alpha1;\npub mod v1beta1;"));
     assert!(text("src/api/mod.rs").contains("v1beta1::r#match::Match::crd(),"));
     assert!(text("src/api/v1beta1/mod.rs").contains("pub mod r#match;"));
-    assert!(text("src/controllers/mod.rs").contains("pub mod memcached;\npub mod r#match;"));
+    // Declared in the order rustfmt sorts them, by name without `r#`.
+    assert!(text("src/controllers/mod.rs").contains("pub mod r#match;\npub mod memcached;"));
     assert!(text("deploy/role.yaml").contains("      - matches/status"));
     assert!(
         text("deploy/kustomization.yaml").contains(&format!("crds/{}", crd_file_name(&apis[1])))
@@ -409,6 +410,38 @@ fn registry_files_list_every_api() {
     assert!(
         plan.paths()
             .all(|p| p.ends_with("mod.rs") || p.starts_with("deploy/"))
+    );
+
+    // A second version of Memcached: one controller, one set of rules and one CRD, which
+    // merges both versions with the first as the storage version.
+    let apis = [apis[0].clone(), apis[1].clone(), api("v1", "Memcached")];
+    let plan = operator_rs::scaffold::rust::registry_files(&name, &apis).unwrap();
+    let text = |path: &str| String::from_utf8(plan.get(path).unwrap().bytes.clone()).unwrap();
+    let api_mod = text("src/api/mod.rs");
+    assert!(
+        api_mod.contains(
+            "merge_versions(\n            \"Memcached\",\n            vec![\n                v1alpha1::memcached::Memcached::crd(),\n                v1::memcached::Memcached::crd(),\n            ],\n            \"v1alpha1\",\n        ),"
+        ),
+        "{api_mod}"
+    );
+    assert!(text("src/api/v1/mod.rs").contains("pub mod memcached;"));
+    assert_eq!(
+        text("src/controllers/mod.rs")
+            .matches("pub mod memcached;")
+            .count(),
+        1
+    );
+    assert_eq!(
+        text("deploy/role.yaml")
+            .matches("- memcacheds/status")
+            .count(),
+        1
+    );
+    assert_eq!(
+        text("deploy/kustomization.yaml")
+            .matches("cache.example.com_memcacheds_crd.yaml")
+            .count(),
+        1
     );
 }
 
@@ -543,6 +576,74 @@ fn create_api_adds_kinds_that_build_and_run() {
     );
     assert_eq!(std::fs::read_to_string(&controller).unwrap(), edited);
 
+    // Two more versions of Memcached join its CRD; its controller, rules and kustomization
+    // entry stay as they are.
+    let role_before = std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap();
+    let kustomization_before =
+        std::fs::read_to_string(project.join("deploy/kustomization.yaml")).unwrap();
+    let mut version_outputs = Vec::new();
+    for version in ["v1", "v2"] {
+        let output = operator_rs(&project)
+            .args([
+                "create",
+                "api",
+                &format!("--api-version=cache.example.com/{version}"),
+                "--kind=Memcached",
+            ])
+            .assert()
+            .success();
+        let output = output.get_output();
+        version_outputs.push(format!(
+            "$ operator-rs create api --api-version=cache.example.com/{version} --kind=Memcached\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    assert_eq!(
+        std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap(),
+        role_before
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("deploy/kustomization.yaml")).unwrap(),
+        kustomization_before
+    );
+    assert_eq!(std::fs::read_to_string(&controller).unwrap(), edited);
+    let crd: serde_json::Value = operator_rs::yaml::from_str(
+        &std::fs::read_to_string(project.join("deploy/crds/cache.example.com_memcacheds_crd.yaml"))
+            .unwrap(),
+    )
+    .unwrap();
+    let versions: Vec<(&str, bool, bool)> = crd["spec"]["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["name"].as_str().unwrap(),
+                v["served"].as_bool().unwrap(),
+                v["storage"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    // Exactly one storage version, the first; kube's merge_crds lists the others newest first.
+    assert_eq!(
+        versions,
+        [
+            ("v1alpha1", true, true),
+            ("v2", true, false),
+            ("v1", true, false)
+        ]
+    );
+    insta::assert_snapshot!(
+        "create_api_versions",
+        format!(
+            "{}\n--- src/api/mod.rs\n{}\n--- src/controllers/mod.rs\n{}",
+            version_outputs.join("\n"),
+            std::fs::read_to_string(project.join("src/api/mod.rs")).unwrap(),
+            std::fs::read_to_string(project.join("src/controllers/mod.rs")).unwrap()
+        )
+    );
+
     let role = std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap();
     for plural in ["memcacheds", "memcachedbackups", "dnsrecords"] {
         assert!(
@@ -564,7 +665,8 @@ fn create_api_adds_kinds_that_build_and_run() {
         1,
     );
     std::fs::write(project.join("deploy/role.yaml"), &with_rule).unwrap();
-    // A refusal (a chart for a Rust project, a duplicate, a second version) changes nothing.
+    // A refusal (a chart for a Rust project, a duplicate kind or version, a version with
+    // another plural) changes nothing.
     for args in [
         vec!["--kind=Other", "--helm-chart=/nonexistent"],
         vec![
@@ -572,6 +674,11 @@ fn create_api_adds_kinds_that_build_and_run() {
             "--kind=MemcachedBackup",
         ],
         vec!["--api-version=cache.example.com/v1", "--kind=Memcached"],
+        vec![
+            "--api-version=cache.example.com/v3",
+            "--kind=Memcached",
+            "--plural=memcachedz",
+        ],
         vec!["--kind=Deployment"],
     ] {
         let before = read_tree(&project);
@@ -611,6 +718,7 @@ fn create_api_adds_kinds_that_build_and_run() {
             "warnings",
         ],
     );
+    assert_registries_formatted(&project);
     cargo(&project, &["test", "--locked"]);
     assert_crdgen_in_registry_order(&project);
     let (manifests, _) = deploy_files(&project);
@@ -618,7 +726,63 @@ fn create_api_adds_kinds_that_build_and_run() {
     support::crds::assert_samples_match_crds(&project);
 }
 
-/// `crdgen` prints every CRD, in the order the kinds were added (PROJECT's order).
+/// The regenerated registries are as `cargo fmt` leaves them, so that formatting the project
+/// and running `create api` again do not fight. (The files a user owns are formatted for the
+/// kind's name length as `new` wrote them, and `cargo fmt` may rewrap a new kind's lines.)
+fn assert_registries_formatted(project: &Path) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args(["fmt", "--check"])
+        .current_dir(project)
+        .output()
+        .expect("run cargo fmt");
+    let report = String::from_utf8_lossy(&output.stdout);
+    let unformatted: Vec<&str> = report
+        .lines()
+        .filter_map(|l| l.strip_prefix("Diff in "))
+        .filter(|l| l.contains("/mod.rs:"))
+        .collect();
+    assert_eq!(unformatted, Vec::<&str>::new(), "{report}");
+}
+
+/// A new version goes into the kind's CRD file; without a readable one it is refused with the
+/// way out, and nothing changes.
+#[test]
+fn a_new_version_needs_the_kinds_crd_file() {
+    let work = tempfile::tempdir().unwrap();
+    let project = new_memcached_project(work.path(), "cache-operator");
+    let crd = project.join("deploy/crds/cache.example.com_memcacheds_crd.yaml");
+    for broken in [None, Some("spec: [\n")] {
+        match broken {
+            None => std::fs::remove_file(&crd).unwrap(),
+            Some(text) => std::fs::write(&crd, text).unwrap(),
+        }
+        let before = read_tree(&project);
+        let output = operator_rs(&project)
+            .args([
+                "create",
+                "api",
+                "--api-version=cache.example.com/v1",
+                "--kind=Memcached",
+            ])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("deploy/crds/cache.example.com_memcacheds_crd.yaml")
+                && stderr.contains("operator-rs generate crds"),
+            "{stderr}"
+        );
+        assert!(
+            read_tree(&project) == before,
+            "{broken:?} changed the project"
+        );
+    }
+}
+
+/// `crdgen` prints every CRD, in the order the kinds were added (PROJECT's order), a kind with
+/// several versions once.
 fn assert_crdgen_in_registry_order(project: &Path) {
     let printed = String::from_utf8(
         cargo(project, &["run", "--quiet", "--locked", "--bin", "crdgen"]).stdout,
@@ -626,12 +790,17 @@ fn assert_crdgen_in_registry_order(project: &Path) {
     .unwrap();
     let record = operator_rs::project::Project::load(project).unwrap();
     let mut files = String::new();
+    let mut seen = Vec::new();
     for resource in &record.resources {
-        let path = project.join(format!(
+        // One CRD per kind, whatever its versions.
+        let path = format!(
             "deploy/crds/{}_{}_crd.yaml",
             resource.group, resource.plural
-        ));
-        files.push_str(&std::fs::read_to_string(path).unwrap());
+        );
+        if !seen.contains(&path) {
+            files.push_str(&std::fs::read_to_string(project.join(&path)).unwrap());
+            seen.push(path);
+        }
     }
     assert_eq!(printed, files, "crdgen output differs from deploy/crds");
 }

@@ -1,6 +1,8 @@
-//! `create api` for Rust projects: the new kind's types, controller, CRD and sample (files the
-//! user owns from then on), the tool-owned module registries regenerated so that `main` runs
+//! `create api` for Rust projects. A new kind gets its types, controller, CRD and sample (files
+//! the user owns from then on), the tool-owned module registries regenerated so that `main` runs
 //! the new controller and `crdgen` prints its CRD, and its RBAC rules added to the user's role.
+//! A new version of a kind the project has gets its types and sample, and joins the kind's CRD
+//! beside the version objects are stored in, which keeps the kind's controller.
 
 use std::path::Path;
 
@@ -12,60 +14,93 @@ use crate::error::usage;
 use crate::names::{Group, Kind, ProjectName, Version};
 use crate::project::{self, Project, Resource};
 use crate::scaffold::rust::{self as rust_scaffold, RustApi};
+use crate::scaffold::write::Applied;
 use crate::scaffold::{self, FilePlan};
 use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: &CreateApiArgs, root: &Path, mut project: Project) -> anyhow::Result<()> {
-    let names = inputs::rust_api_names(ui, &args.api, &project.domain)?;
+    let mut names = inputs::rust_api_names(ui, &args.api, &project.domain)?;
+    let name = ProjectName::parse(&project.project_name).map_err(usage)?;
+    rust_scaffold::check_names(&name, &names.kind).map_err(scaffold_error)?;
+    let apis = existing_apis(&project)?;
+    // The version the kind is stored in, when the project has the kind already.
+    let stored = apis
+        .iter()
+        .find(|a| a.group == names.group && a.kind == names.kind)
+        .cloned();
+    if let Some(stored) = &stored {
+        names.plural = same_plural(stored, args.api.plural.as_deref())?;
+    }
+    ensure_new(&project, &names)?;
     let inputs::ApiNames {
         group,
         version,
         kind,
         plural,
-    } = names.clone();
-    let name = ProjectName::parse(&project.project_name).map_err(usage)?;
-    rust_scaffold::check_names(&name, &kind).map_err(scaffold_error)?;
-    ensure_new(&project, &names)?;
-    if let Some(existing) = project
-        .resources
-        .iter()
-        .find(|r| r.group == group.as_str() && r.kind == kind.as_str())
-    {
-        return Err(usage(format!(
-            "{kind} already exists in {group} as version {}: adding a second version of a kind to a Rust project is not supported yet; add the version to src/api/ by hand or choose another --kind",
-            existing.version
-        )));
-    }
-
-    let mut apis = existing_apis(&project)?;
+    } = names;
     let new_api = RustApi {
         group,
         version,
         kind,
         plural,
     };
-    let old_registry = rust_scaffold::registry_files(&name, &apis).map_err(scaffold_error)?;
-    apis.push(new_api.clone());
-    let registry = rust_scaffold::registry_files(&name, &apis).map_err(scaffold_error)?;
 
-    let mut changes = FilePlan::new();
-    for (path, file) in rust_scaffold::api_files(&name, &new_api)
-        .map_err(scaffold_error)?
-        .iter()
-    {
-        if root.join(path).exists() {
-            return Err(usage(format!(
-                "{path} already exists: remove it or choose another --kind/--api-version"
-            )));
+    let mut changes = match &stored {
+        None => new_kind_changes(root, &name, &apis, &new_api)?,
+        Some(stored) => new_version_changes(root, &name, &apis, stored, &new_api)?,
+    };
+    project.resources.push(Resource {
+        group: new_api.group.to_string(),
+        version: new_api.version.to_string(),
+        kind: new_api.kind.to_string(),
+        plural: new_api.plural.clone(),
+        chart: None,
+    });
+    changes.add(project::PROJECT_FILE, project.to_yaml());
+
+    let applied = scaffold::write::apply_changes(root, &changes)?;
+    match &stored {
+        None => {
+            ui.headline(format!(
+                "Added {} ({}/{}) with its controller",
+                new_api.kind, new_api.group, new_api.version
+            ));
+            report_applied(ui, &applied);
+            ui.info(
+                "Next: edit the spec in the new src/api/ file, then `operator-rs generate crds`.",
+            );
         }
-        changes.add(path.clone(), file.bytes.clone());
+        Some(stored) => report_new_version(ui, &applied, stored, &new_api),
     }
-    // The module registries are the tool's: regenerated whole.
-    for (path, file) in registry.iter() {
-        if path.ends_with(".rs") {
-            changes.add(path.clone(), file.bytes.clone());
-        }
+    Ok(())
+}
+
+/// A new version keeps its kind's plural: one CRD serves every version under one resource name.
+fn same_plural(stored: &RustApi, requested: Option<&str>) -> anyhow::Result<String> {
+    match requested {
+        Some(plural) if plural != stored.plural => Err(usage(format!(
+            "--plural={plural} differs from \"{}\", the plural of {} in {}: every version of a kind shares its CRD and resource name; drop --plural",
+            stored.plural, stored.kind, stored.group
+        ))),
+        _ => Ok(stored.plural.clone()),
     }
+}
+
+/// A new kind: its types, controller, CRD and sample, the registries, and its rules and CRD
+/// added to the user's role and kustomization.
+fn new_kind_changes(
+    root: &Path,
+    name: &ProjectName,
+    apis: &[RustApi],
+    new_api: &RustApi,
+) -> anyhow::Result<FilePlan> {
+    let old_registry = rust_scaffold::registry_files(name, apis).map_err(scaffold_error)?;
+    let mut changes = added_files(
+        root,
+        rust_scaffold::api_files(name, new_api).map_err(scaffold_error)?,
+        &[],
+    )?;
+    let registry = add_registry(name, apis, new_api, &mut changes)?;
     changes.add(
         "deploy/role.yaml",
         merged_role(
@@ -78,26 +113,85 @@ pub fn run(ui: &Ui, args: &CreateApiArgs, root: &Path, mut project: Project) -> 
         "deploy/kustomization.yaml",
         add_kustomization_resource(
             &read(root, "deploy/kustomization.yaml")?,
-            &format!("crds/{}", rust_scaffold::crd_file_name(&new_api)),
+            &format!("crds/{}", rust_scaffold::crd_file_name(new_api)),
         ),
     );
-    project.resources.push(Resource {
-        group: new_api.group.to_string(),
-        version: new_api.version.to_string(),
-        kind: new_api.kind.to_string(),
-        plural: new_api.plural.clone(),
-        chart: None,
-    });
-    changes.add(project::PROJECT_FILE, project.to_yaml());
+    Ok(changes)
+}
 
-    let applied = scaffold::write::apply_changes(root, &changes)?;
+/// A new version of a kind the project has: its types and sample, the registries (which merge
+/// the kind's versions into one CRD), and the version added to the kind's CRD file. The kind's
+/// controller, rules and kustomization entry stay as they are: they are per kind.
+fn new_version_changes(
+    root: &Path,
+    name: &ProjectName,
+    apis: &[RustApi],
+    stored: &RustApi,
+    new_api: &RustApi,
+) -> anyhow::Result<FilePlan> {
+    let crd_path = format!("deploy/crds/{}", rust_scaffold::crd_file_name(new_api));
+    let current_crd = std::fs::read_to_string(root.join(&crd_path)).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot read {crd_path}, the CRD that version {} of {} joins: {e}; run `operator-rs generate crds` to write it from src/api/, then try again",
+            new_api.version,
+            new_api.kind
+        )
+    })?;
+    let files = rust_scaffold::new_version_files(name, new_api, &stored.version, &current_crd)
+        .map_err(scaffold_error)?;
+    let mut changes = added_files(root, files, &[&crd_path])?;
+    add_registry(name, apis, new_api, &mut changes)?;
+    Ok(changes)
+}
+
+/// `files` as changes, refusing any that exists already except those in `replaced`.
+fn added_files(root: &Path, files: FilePlan, replaced: &[&str]) -> anyhow::Result<FilePlan> {
+    let mut changes = FilePlan::new();
+    for (path, file) in files.iter() {
+        if !replaced.contains(&path.as_str()) && root.join(path).exists() {
+            return Err(usage(format!(
+                "{path} already exists: remove it or choose another --kind/--api-version"
+            )));
+        }
+        changes.add(path.clone(), file.bytes.clone());
+    }
+    Ok(changes)
+}
+
+/// Adds the module registries for `apis` and `new_api` to `changes`: they are the tool's,
+/// regenerated whole. Returns every registry file, for the merges the caller makes.
+fn add_registry(
+    name: &ProjectName,
+    apis: &[RustApi],
+    new_api: &RustApi,
+    changes: &mut FilePlan,
+) -> anyhow::Result<FilePlan> {
+    let mut all = apis.to_vec();
+    all.push(new_api.clone());
+    let registry = rust_scaffold::registry_files(name, &all).map_err(scaffold_error)?;
+    for (path, file) in registry.iter() {
+        if path.ends_with(".rs") {
+            changes.add(path.clone(), file.bytes.clone());
+        }
+    }
+    Ok(registry)
+}
+
+fn report_new_version(ui: &Ui, applied: &Applied, stored: &RustApi, new_api: &RustApi) {
     ui.headline(format!(
-        "Added {} ({}/{}) with its controller",
-        new_api.kind, new_api.group, new_api.version
+        "Added version {} of {} ({}) to its CRD",
+        new_api.version, new_api.kind, new_api.group
     ));
-    report_applied(ui, &applied);
+    report_applied(ui, applied);
+    ui.info(format!(
+        "Objects stay stored as {}, the version the {} controller reconciles; {} is served beside it.",
+        stored.version, new_api.kind, new_api.version
+    ));
+    ui.warn(format!(
+        "while {} and {} have the same schema, the API server converts between them by changing apiVersion alone (conversion strategy None); once you change the types in src/api/{}/, the CRD needs a conversion webhook (spec.conversion.strategy: Webhook), or fields are lost between versions",
+        stored.version, new_api.version, new_api.version
+    ));
     ui.info("Next: edit the spec in the new src/api/ file, then `operator-rs generate crds`.");
-    Ok(())
 }
 
 fn existing_apis(project: &Project) -> anyhow::Result<Vec<RustApi>> {

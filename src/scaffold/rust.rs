@@ -19,6 +19,7 @@ use super::templates::{self, TemplateError};
 use super::{FilePlan, common};
 use crate::names::{Group, Kind, ProjectName, Version};
 
+use crd::crd_with_version;
 pub use crd::{CRD_HEADER, crd_yaml};
 
 /// What `new --type=rust` needs to know.
@@ -54,12 +55,21 @@ pub enum RustScaffoldError {
     ProjectClash { name: String, reason: String },
     #[error("the embedded CRD template for {0} is not valid JSON: {1} (a bug in operator-rs)")]
     CrdTemplate(String, String),
+    #[error(
+        "cannot add version {version} to deploy/crds/{file}: {reason}; run `operator-rs generate crds` to rewrite it from src/api/, then try again"
+    )]
+    CurrentCrd {
+        file: String,
+        version: String,
+        reason: String,
+    },
     #[error("the embedded Cargo.lock template has no root package (a bug in operator-rs)")]
     LockTemplate,
 }
 
 impl RustScaffoldError {
-    /// True when the user's input caused the error (exit code 2), false for a bug.
+    /// True when the user's input caused the error (exit code 2), false for a bug or a
+    /// project file the tool cannot work with (exit code 1).
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
@@ -138,11 +148,18 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
 
 /// The files the tool regenerates whenever the list of APIs changes: the module registries
 /// (overwritten), and the role and kustomization for these APIs (merged by `create api` into
-/// the user's). `apis` is in the order they were added.
+/// the user's). `apis` is in the order they were added; the first version of each kind is the
+/// one its objects are stored in.
 pub fn registry_files(name: &ProjectName, apis: &[RustApi]) -> Result<FilePlan, RustScaffoldError> {
     let views = api_views(apis);
+    let kinds = kind_views(apis);
     let mut context = project_context(name);
     context.insert("apis", &views);
+    context.insert("kinds", &kinds);
+    context.insert(
+        "merges_versions",
+        &kinds.iter().any(|k| k.versions.len() > 1),
+    );
     let mut versions: Vec<VersionView> = Vec::new();
     for view in &views {
         match versions.iter_mut().find(|v| v.name == view.version) {
@@ -153,8 +170,23 @@ pub fn registry_files(name: &ProjectName, apis: &[RustApi]) -> Result<FilePlan, 
             }),
         }
     }
+    // Module declarations in the order `cargo fmt` gives them, so that formatting a project
+    // and running `create api` again do not fight: rustfmt sorts `mod` items by name (without
+    // `r#`) as plain strings, `v10` before `v2`. Everything else is in the order the APIs were
+    // added.
+    versions.sort_by(|a, b| a.name.cmp(&b.name));
+    for version in &mut versions {
+        version.apis.sort_by(|a, b| a.kind_snake.cmp(&b.kind_snake));
+    }
     context.insert("versions", &versions);
-    let crd_files: Vec<String> = apis.iter().map(crd_file_name).collect();
+    let mut controller_mods: Vec<&ApiView> = kinds.iter().map(|k| &k.storage).collect();
+    controller_mods.sort_by(|a, b| a.kind_snake.cmp(&b.kind_snake));
+    let controller_mods: Vec<&str> = controller_mods
+        .iter()
+        .map(|k| k.controller_mod.as_str())
+        .collect();
+    context.insert("controller_mods", &controller_mods);
+    let crd_files: Vec<String> = kinds.iter().map(|k| k.crd_file.clone()).collect();
     context.insert("crd_files", &crd_files);
 
     let mut plan = FilePlan::new();
@@ -186,9 +218,62 @@ pub fn registry_files(name: &ProjectName, apis: &[RustApi]) -> Result<FilePlan, 
     Ok(plan)
 }
 
-/// The files of one API that the user owns once written: its types, its controller, its CRD
-/// and a sample custom resource.
+/// The files of a new kind that the user owns once written: its types, its controller, its
+/// CRD and a sample custom resource.
 pub fn api_files(name: &ProjectName, api: &RustApi) -> Result<FilePlan, RustScaffoldError> {
+    let context = api_context(name, api, None);
+    let view = ApiView::new(api);
+    let mut plan = version_files(&context, &view)?;
+    plan.add(
+        format!("src/controllers/{}.rs", view.kind_snake),
+        templates::render("rust/src/controllers/kind.rs.tera", &context)?,
+    );
+    plan.add(
+        format!("deploy/crds/{}", crd_file_name(api)),
+        crd_yaml(&context, api)?,
+    );
+    Ok(plan)
+}
+
+/// A new version of a kind the project has: its types and a sample (the user's once written),
+/// and the kind's CRD file, `current_crd`, with the version added. The kind keeps its
+/// controller and `storage_version`.
+pub fn new_version_files(
+    name: &ProjectName,
+    api: &RustApi,
+    storage_version: &Version,
+    current_crd: &str,
+) -> Result<FilePlan, RustScaffoldError> {
+    let context = api_context(name, api, Some(storage_version));
+    let mut plan = version_files(&context, &ApiView::new(api))?;
+    plan.add(
+        format!("deploy/crds/{}", crd_file_name(api)),
+        crd_with_version(current_crd, &context, api)?,
+    );
+    Ok(plan)
+}
+
+/// The types and sample of one version of a kind.
+fn version_files(context: &tera::Context, view: &ApiView) -> Result<FilePlan, RustScaffoldError> {
+    let mut plan = FilePlan::new();
+    plan.add(
+        format!("src/api/{}/{}.rs", view.version, view.kind_snake),
+        templates::render("rust/src/api/kind.rs.tera", context)?,
+    );
+    plan.add(
+        format!("deploy/crds/{}", sample_file_name_of(view)),
+        templates::render("rust/deploy/cr.yaml.tera", context)?,
+    );
+    Ok(plan)
+}
+
+/// What the templates of one API see; `storage_version` is set when `api` is an added version
+/// of a kind stored in another.
+fn api_context(
+    name: &ProjectName,
+    api: &RustApi,
+    storage_version: Option<&Version>,
+) -> tera::Context {
     let mut context = project_context(name);
     let view = ApiView::new(api);
     context.insert("group", &view.group);
@@ -200,24 +285,8 @@ pub fn api_files(name: &ProjectName, api: &RustApi) -> Result<FilePlan, RustScaf
     context.insert("kind_mod", &view.kind_mod);
     context.insert("var", &view.var);
     context.insert("shortname", &view.shortname);
-    let mut plan = FilePlan::new();
-    plan.add(
-        format!("src/api/{}/{}.rs", view.version, view.kind_snake),
-        templates::render("rust/src/api/kind.rs.tera", &context)?,
-    );
-    plan.add(
-        format!("src/controllers/{}.rs", view.kind_snake),
-        templates::render("rust/src/controllers/kind.rs.tera", &context)?,
-    );
-    plan.add(
-        format!("deploy/crds/{}", crd_file_name(api)),
-        crd_yaml(&context, api)?,
-    );
-    plan.add(
-        format!("deploy/crds/{}", sample_file_name(api)),
-        templates::render("rust/deploy/cr.yaml.tera", &context)?,
-    );
-    Ok(plan)
+    context.insert("storage_version", &storage_version.map(Version::as_str));
+    context
 }
 
 /// `<group>_<plural>_crd.yaml`, under `deploy/crds/`.
@@ -227,7 +296,14 @@ pub fn crd_file_name(api: &RustApi) -> String {
 
 /// `<group>_<version>_<kind lower>_cr.yaml`, under `deploy/crds/`.
 pub fn sample_file_name(api: &RustApi) -> String {
-    format!("{}_{}_{}_cr.yaml", api.group, api.version, api.kind.lower())
+    sample_file_name_of(&ApiView::new(api))
+}
+
+fn sample_file_name_of(view: &ApiView) -> String {
+    format!(
+        "{}_{}_{}_cr.yaml",
+        view.group, view.version, view.kind_lower
+    )
 }
 
 fn project_context(name: &ProjectName) -> tera::Context {
@@ -276,6 +352,36 @@ impl ApiView {
             shortname: idents::short_name(&api.kind),
         }
     }
+}
+
+/// A kind as the templates see it: its first version's names (the version it is stored in),
+/// all its versions in the order they were added, and its CRD file.
+#[derive(Debug, Serialize)]
+struct KindView {
+    #[serde(flatten)]
+    storage: ApiView,
+    versions: Vec<ApiView>,
+    crd_file: String,
+}
+
+/// The kinds of `apis`, each once, in the order their first version was added.
+fn kind_views(apis: &[RustApi]) -> Vec<KindView> {
+    let mut kinds: Vec<KindView> = Vec::new();
+    for api in apis {
+        let view = ApiView::new(api);
+        match kinds
+            .iter_mut()
+            .find(|k| k.storage.group == view.group && k.storage.kind == view.kind)
+        {
+            Some(kind) => kind.versions.push(view),
+            None => kinds.push(KindView {
+                storage: view.clone(),
+                versions: vec![view],
+                crd_file: crd_file_name(api),
+            }),
+        }
+    }
+    kinds
 }
 
 #[derive(Debug, Serialize)]
@@ -394,6 +500,95 @@ mod tests {
         let controller = text(&plan, "src/controllers/match.rs");
         assert!(controller.contains("use crate::api::v1::r#match::{Match, MatchStatus};"));
         assert!(controller.contains("pub async fn reconcile(object: Arc<Match>"));
+    }
+
+    #[test]
+    fn a_new_version_joins_the_crd_after_the_storage_version() {
+        let first = plan(&project("Memcached", "cache.example.com/v1alpha1")).unwrap();
+        let crd_path = "deploy/crds/cache.example.com_memcacheds_crd.yaml";
+        let api = |version: &str| {
+            let p = project("Memcached", &format!("cache.example.com/{version}"));
+            RustApi {
+                group: p.group,
+                version: p.version,
+                kind: p.kind,
+                plural: p.plural,
+            }
+        };
+        let stored = Version::parse("v1alpha1").unwrap();
+        let name = ProjectName::parse("memcached-operator").unwrap();
+        let second =
+            new_version_files(&name, &api("v1"), &stored, &text(&first, crd_path)).unwrap();
+        let third =
+            new_version_files(&name, &api("v2"), &stored, &text(&second, crd_path)).unwrap();
+        let crd: serde_json::Value = crate::yaml::from_str(&text(&third, crd_path)).unwrap();
+        let versions: Vec<(String, bool)> = crd["spec"]["versions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                (
+                    v["name"].as_str().unwrap().to_string(),
+                    v["storage"] == true,
+                )
+            })
+            .collect();
+        assert_eq!(
+            versions,
+            [
+                ("v1alpha1".to_string(), true),
+                ("v2".to_string(), false),
+                ("v1".to_string(), false)
+            ]
+        );
+        assert!(text(&third, crd_path).starts_with(&format!("---\n{CRD_HEADER}\n")));
+        let types = text(&third, "src/api/v2/memcached.rs");
+        assert!(types.contains("version = \"v2\""));
+        assert!(types.contains("beside `v1alpha1`, the version objects are stored in"));
+        assert!(plan(&project("Memcached", "cache.example.com/v1")).is_ok());
+        assert!(!text(&first, "src/api/v1alpha1/memcached.rs").contains("beside"));
+        assert!(third.contains("deploy/crds/cache.example.com_v2_memcached_cr.yaml"));
+        assert!(!third.contains("src/controllers/memcached.rs"));
+    }
+
+    #[test]
+    fn a_crd_file_that_cannot_take_the_version_is_refused_with_the_way_out() {
+        let name = ProjectName::parse("memcached-operator").unwrap();
+        let p = project("Memcached", "cache.example.com/v1");
+        let api = RustApi {
+            group: p.group,
+            version: p.version,
+            kind: p.kind,
+            plural: p.plural,
+        };
+        let stored = Version::parse("v1alpha1").unwrap();
+        let other_kind = text(
+            &plan(&project("Other", "cache.example.com/v1alpha1")).unwrap(),
+            "deploy/crds/cache.example.com_others_crd.yaml",
+        );
+        let has_v1 = text(
+            &plan(&project("Memcached", "cache.example.com/v1")).unwrap(),
+            "deploy/crds/cache.example.com_memcacheds_crd.yaml",
+        );
+        for (current, reason) in [
+            ("spec: [", "it is not YAML"),
+            (other_kind.as_str(), "does not define kind Memcached"),
+            (
+                "spec:\n  group: cache.example.com\n  names:\n    kind: Memcached\n",
+                "no spec.versions",
+            ),
+            (has_v1.as_str(), "and not v1 itself"),
+        ] {
+            let error = new_version_files(&name, &api, &stored, current).unwrap_err();
+            let message = error.to_string();
+            assert!(!error.is_usage());
+            assert!(message.contains(reason), "{message}");
+            assert!(
+                message.contains("cache.example.com_memcacheds_crd.yaml"),
+                "{message}"
+            );
+            assert!(message.contains("operator-rs generate crds"), "{message}");
+        }
     }
 
     #[test]
