@@ -901,3 +901,54 @@ fn a_rust_project_deploys_with_its_sample() {
     ]);
     assert_eq!(sample["kind"], "Memcached");
 }
+
+/// A kind with two versions deploys as one CRD serving both, with a single storage version; the
+/// samples of both versions name the same object, which reads back through either version.
+#[test]
+fn a_rust_kind_with_two_versions_deploys_as_one_crd() {
+    let name = "memcached-operator";
+    let env = Env::made_by(
+        &[
+            "new",
+            name,
+            "--api-version=cache.example.com/v1alpha1",
+            "--kind=Memcached",
+            "--yes",
+        ],
+        name,
+    );
+    success(env.run(&[
+        "create",
+        "api",
+        "--api-version=cache.example.com/v1",
+        "--kind=Memcached",
+    ]));
+    let stdout = env.deploy(&["--with-sample"]);
+    assert_eq!(
+        stdout.matches("CustomResourceDefinition/").count(),
+        1,
+        "{stdout}"
+    );
+    let crd = env.kubectl(&["get", "crd", "memcacheds.cache.example.com"]);
+    let versions: Vec<(&str, bool)> = crd["spec"]["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["name"].as_str().unwrap(), v["storage"] == true))
+        .collect();
+    assert_eq!(versions, [("v1alpha1", true), ("v1", false)]);
+    for version in ["v1alpha1", "v1"] {
+        let sample = env.kubectl(&[
+            "-n",
+            "demo",
+            "get",
+            &format!("memcacheds.{version}.cache.example.com"),
+            "memcached-sample",
+        ]);
+        assert_eq!(
+            sample["apiVersion"],
+            format!("cache.example.com/{version}"),
+            "{sample:#}"
+        );
+    }
+}
