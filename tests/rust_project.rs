@@ -413,14 +413,14 @@ fn registry_files_list_every_api() {
     );
 
     // A second version of Memcached: one controller, one set of rules and one CRD, which
-    // merges both versions with the first as the storage version.
+    // merges both versions.
     let apis = [apis[0].clone(), apis[1].clone(), api("v1", "Memcached")];
     let plan = operator_rs::scaffold::rust::registry_files(&name, &apis).unwrap();
     let text = |path: &str| String::from_utf8(plan.get(path).unwrap().bytes.clone()).unwrap();
     let api_mod = text("src/api/mod.rs");
     assert!(
         api_mod.contains(
-            "merge_versions(\n            \"Memcached\",\n            vec![\n                v1alpha1::memcached::Memcached::crd(),\n                v1::memcached::Memcached::crd(),\n            ],\n            \"v1alpha1\",\n        ),"
+            "merge_versions(\n            \"Memcached\",\n            vec![\n                v1alpha1::memcached::Memcached::crd(),\n                v1::memcached::Memcached::crd(),\n            ],\n        ),"
         ),
         "{api_mod}"
     );
@@ -625,7 +625,8 @@ fn create_api_adds_kinds_that_build_and_run() {
             )
         })
         .collect();
-    // Exactly one storage version, the first; kube's merge_crds lists the others newest first.
+    // Exactly one storage version, the first; kube's merge_crds lists the others last added
+    // first.
     assert_eq!(
         versions,
         [
@@ -721,6 +722,59 @@ fn create_api_adds_kinds_that_build_and_run() {
     assert_registries_formatted(&project);
     cargo(&project, &["test", "--locked"]);
     assert_crdgen_in_registry_order(&project);
+
+    // The user moves storage to v1 as the types file says, and regenerates; a version added
+    // after that joins beside v1, and crdgen still agrees with the files.
+    let storage_false = "    storage = false,\n";
+    let v1 = project.join("src/api/v1/memcached.rs");
+    let v1_types = std::fs::read_to_string(&v1).unwrap();
+    assert!(v1_types.contains(storage_false), "{v1_types}");
+    std::fs::write(&v1, v1_types.replacen(storage_false, "", 1)).unwrap();
+    let alpha = project.join("src/api/v1alpha1/memcached.rs");
+    let alpha_types = std::fs::read_to_string(&alpha).unwrap();
+    let version_line = "    version = \"v1alpha1\",\n";
+    assert!(alpha_types.contains(version_line));
+    std::fs::write(
+        &alpha,
+        alpha_types.replacen(version_line, &format!("{version_line}{storage_false}"), 1),
+    )
+    .unwrap();
+    operator_rs(&project)
+        .env("CARGO_TARGET_DIR", generated_target_dir())
+        .args(["generate", "crds"])
+        .assert()
+        .success();
+    operator_rs(&project)
+        .args([
+            "create",
+            "api",
+            "--api-version=cache.example.com/v3",
+            "--kind=Memcached",
+        ])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("objects stay stored as v1,"));
+    let crd =
+        std::fs::read_to_string(project.join("deploy/crds/cache.example.com_memcacheds_crd.yaml"))
+            .unwrap();
+    let crd: serde_json::Value = operator_rs::yaml::from_str(&crd).unwrap();
+    let order: Vec<(&str, bool)> = crd["spec"]["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["name"].as_str().unwrap(), v["storage"] == true))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            ("v1", true),
+            ("v3", false),
+            ("v2", false),
+            ("v1alpha1", false)
+        ]
+    );
+    assert_crdgen_in_registry_order(&project);
+    support::crds::assert_samples_match_crds(&project);
     let (manifests, _) = deploy_files(&project);
     support::tools::kubernetes_validate(&manifests);
     support::crds::assert_samples_match_crds(&project);

@@ -23,13 +23,13 @@ pub fn run(ui: &Ui, args: &CreateApiArgs, root: &Path, mut project: Project) -> 
     let name = ProjectName::parse(&project.project_name).map_err(usage)?;
     rust_scaffold::check_names(&name, &names.kind).map_err(scaffold_error)?;
     let apis = existing_apis(&project)?;
-    // The version the kind is stored in, when the project has the kind already.
-    let stored = apis
+    // The kind's first version, when the project has the kind already.
+    let existing = apis
         .iter()
         .find(|a| a.group == names.group && a.kind == names.kind)
         .cloned();
-    if let Some(stored) = &stored {
-        names.plural = same_plural(stored, args.api.plural.as_deref())?;
+    if let Some(existing) = &existing {
+        names.plural = same_plural(existing, args.api.plural.as_deref())?;
     }
     ensure_new(&project, &names)?;
     let inputs::ApiNames {
@@ -45,9 +45,13 @@ pub fn run(ui: &Ui, args: &CreateApiArgs, root: &Path, mut project: Project) -> 
         plural,
     };
 
-    let mut changes = match &stored {
-        None => new_kind_changes(root, &name, &apis, &new_api)?,
-        Some(stored) => new_version_changes(root, &name, &apis, stored, &new_api)?,
+    // A new version reports the version the kind stays stored in.
+    let (mut changes, storage_version) = match existing {
+        None => (new_kind_changes(root, &name, &apis, &new_api)?, None),
+        Some(_) => {
+            let (changes, storage) = new_version_changes(root, &name, &apis, &new_api)?;
+            (changes, Some(storage))
+        }
     };
     project.resources.push(Resource {
         group: new_api.group.to_string(),
@@ -59,7 +63,7 @@ pub fn run(ui: &Ui, args: &CreateApiArgs, root: &Path, mut project: Project) -> 
     changes.add(project::PROJECT_FILE, project.to_yaml());
 
     let applied = scaffold::write::apply_changes(root, &changes)?;
-    match &stored {
+    match &storage_version {
         None => {
             ui.headline(format!(
                 "Added {} ({}/{}) with its controller",
@@ -70,19 +74,19 @@ pub fn run(ui: &Ui, args: &CreateApiArgs, root: &Path, mut project: Project) -> 
                 "Next: edit the spec in the new src/api/ file, then `operator-rs generate crds`.",
             );
         }
-        Some(stored) => report_new_version(ui, &applied, stored, &new_api),
+        Some(storage) => report_new_version(ui, &applied, storage, &new_api),
     }
     Ok(())
 }
 
 /// A new version keeps its kind's plural: one CRD serves every version under one resource name.
-fn same_plural(stored: &RustApi, requested: Option<&str>) -> anyhow::Result<String> {
+fn same_plural(existing: &RustApi, requested: Option<&str>) -> anyhow::Result<String> {
     match requested {
-        Some(plural) if plural != stored.plural => Err(usage(format!(
+        Some(plural) if plural != existing.plural => Err(usage(format!(
             "--plural={plural} differs from \"{}\", the plural of {} in {}: every version of a kind shares its CRD and resource name; drop --plural",
-            stored.plural, stored.kind, stored.group
+            existing.plural, existing.kind, existing.group
         ))),
-        _ => Ok(stored.plural.clone()),
+        _ => Ok(existing.plural.clone()),
     }
 }
 
@@ -121,14 +125,14 @@ fn new_kind_changes(
 
 /// A new version of a kind the project has: its types and sample, the registries (which merge
 /// the kind's versions into one CRD), and the version added to the kind's CRD file. The kind's
-/// controller, rules and kustomization entry stay as they are: they are per kind.
+/// controller, rules and kustomization entry stay as they are: they are per kind. Returns the
+/// changes and the version the kind stays stored in.
 fn new_version_changes(
     root: &Path,
     name: &ProjectName,
     apis: &[RustApi],
-    stored: &RustApi,
     new_api: &RustApi,
-) -> anyhow::Result<FilePlan> {
+) -> anyhow::Result<(FilePlan, String)> {
     let crd_path = format!("deploy/crds/{}", rust_scaffold::crd_file_name(new_api));
     let current_crd = std::fs::read_to_string(root.join(&crd_path)).map_err(|e| {
         anyhow::anyhow!(
@@ -137,11 +141,11 @@ fn new_version_changes(
             new_api.kind
         )
     })?;
-    let files = rust_scaffold::new_version_files(name, new_api, &stored.version, &current_crd)
-        .map_err(scaffold_error)?;
-    let mut changes = added_files(root, files, &[&crd_path])?;
+    let version =
+        rust_scaffold::new_version_files(name, new_api, &current_crd).map_err(scaffold_error)?;
+    let mut changes = added_files(root, version.files, &[&crd_path])?;
     add_registry(name, apis, new_api, &mut changes)?;
-    Ok(changes)
+    Ok((changes, version.storage_version))
 }
 
 /// `files` as changes, refusing any that exists already except those in `replaced`.
@@ -177,19 +181,19 @@ fn add_registry(
     Ok(registry)
 }
 
-fn report_new_version(ui: &Ui, applied: &Applied, stored: &RustApi, new_api: &RustApi) {
+fn report_new_version(ui: &Ui, applied: &Applied, storage: &str, new_api: &RustApi) {
     ui.headline(format!(
         "Added version {} of {} ({}) to its CRD",
         new_api.version, new_api.kind, new_api.group
     ));
     report_applied(ui, applied);
     ui.info(format!(
-        "Objects stay stored as {}, the version the {} controller reconciles; {} is served beside it.",
-        stored.version, new_api.kind, new_api.version
+        "{} is served beside the other versions; objects stay stored as {storage}, and the {} controller keeps reconciling the version it imports. To store {} instead, move `storage = false` from its types to {storage}'s, then run `operator-rs generate crds`.",
+        new_api.version, new_api.kind, new_api.version
     ));
     ui.warn(format!(
-        "while {} and {} have the same schema, the API server converts between them by changing apiVersion alone (conversion strategy None); once you change the types in src/api/{}/, the CRD needs a conversion webhook (spec.conversion.strategy: Webhook), or fields are lost between versions",
-        stored.version, new_api.version, new_api.version
+        "while {storage} and {} have the same schema, the API server converts between them by changing apiVersion alone (conversion strategy None); once you change the types in src/api/{}/, the CRD needs a conversion webhook (spec.conversion.strategy: Webhook), or fields are lost between versions",
+        new_api.version, new_api.version
     ));
     ui.info("Next: edit the spec in the new src/api/ file, then `operator-rs generate crds`.");
 }

@@ -19,7 +19,7 @@ use super::templates::{self, TemplateError};
 use super::{FilePlan, common};
 use crate::names::{Group, Kind, ProjectName, Version};
 
-use crd::crd_with_version;
+use crd::kind_crd;
 pub use crd::{CRD_HEADER, crd_yaml};
 
 /// What `new --type=rust` needs to know.
@@ -235,22 +235,34 @@ pub fn api_files(name: &ProjectName, api: &RustApi) -> Result<FilePlan, RustScaf
     Ok(plan)
 }
 
-/// A new version of a kind the project has: its types and a sample (the user's once written),
-/// and the kind's CRD file, `current_crd`, with the version added. The kind keeps its
-/// controller and `storage_version`.
+/// A new version of a kind the project has.
+pub struct NewVersion {
+    /// Its types and sample (the user's once written), and the kind's CRD file with the version
+    /// added. The kind keeps its controller.
+    pub files: FilePlan,
+    /// The version the kind's objects stay stored in, as the CRD file says.
+    pub storage_version: String,
+}
+
+/// The files of `api`, a new version of a kind whose CRD file holds `current_crd`. The new
+/// version is served, not stored: its types say `storage = false`.
 pub fn new_version_files(
     name: &ProjectName,
     api: &RustApi,
-    storage_version: &Version,
     current_crd: &str,
-) -> Result<FilePlan, RustScaffoldError> {
-    let context = api_context(name, api, Some(storage_version));
-    let mut plan = version_files(&context, &ApiView::new(api))?;
-    plan.add(
+) -> Result<NewVersion, RustScaffoldError> {
+    let crd = kind_crd(current_crd, api)?;
+    let storage_version = crd.storage_version.clone();
+    let context = api_context(name, api, Some(&storage_version));
+    let mut files = version_files(&context, &ApiView::new(api))?;
+    files.add(
         format!("deploy/crds/{}", crd_file_name(api)),
-        crd_with_version(current_crd, &context, api)?,
+        crd.with_version(&context, api)?,
     );
-    Ok(plan)
+    Ok(NewVersion {
+        files,
+        storage_version,
+    })
 }
 
 /// The types and sample of one version of a kind.
@@ -269,11 +281,7 @@ fn version_files(context: &tera::Context, view: &ApiView) -> Result<FilePlan, Ru
 
 /// What the templates of one API see; `storage_version` is set when `api` is an added version
 /// of a kind stored in another.
-fn api_context(
-    name: &ProjectName,
-    api: &RustApi,
-    storage_version: Option<&Version>,
-) -> tera::Context {
+fn api_context(name: &ProjectName, api: &RustApi, storage_version: Option<&str>) -> tera::Context {
     let mut context = project_context(name);
     let view = ApiView::new(api);
     context.insert("group", &view.group);
@@ -285,7 +293,7 @@ fn api_context(
     context.insert("kind_mod", &view.kind_mod);
     context.insert("var", &view.var);
     context.insert("shortname", &view.shortname);
-    context.insert("storage_version", &storage_version.map(Version::as_str));
+    context.insert("storage_version", &storage_version);
     context
 }
 
@@ -502,27 +510,21 @@ mod tests {
         assert!(controller.contains("pub async fn reconcile(object: Arc<Match>"));
     }
 
-    #[test]
-    fn a_new_version_joins_the_crd_after_the_storage_version() {
-        let first = plan(&project("Memcached", "cache.example.com/v1alpha1")).unwrap();
-        let crd_path = "deploy/crds/cache.example.com_memcacheds_crd.yaml";
-        let api = |version: &str| {
-            let p = project("Memcached", &format!("cache.example.com/{version}"));
-            RustApi {
-                group: p.group,
-                version: p.version,
-                kind: p.kind,
-                plural: p.plural,
-            }
-        };
-        let stored = Version::parse("v1alpha1").unwrap();
-        let name = ProjectName::parse("memcached-operator").unwrap();
-        let second =
-            new_version_files(&name, &api("v1"), &stored, &text(&first, crd_path)).unwrap();
-        let third =
-            new_version_files(&name, &api("v2"), &stored, &text(&second, crd_path)).unwrap();
-        let crd: serde_json::Value = crate::yaml::from_str(&text(&third, crd_path)).unwrap();
-        let versions: Vec<(String, bool)> = crd["spec"]["versions"]
+    fn memcached(version: &str) -> RustApi {
+        let p = project("Memcached", &format!("cache.example.com/{version}"));
+        RustApi {
+            group: p.group,
+            version: p.version,
+            kind: p.kind,
+            plural: p.plural,
+        }
+    }
+
+    const MEMCACHED_CRD: &str = "deploy/crds/cache.example.com_memcacheds_crd.yaml";
+
+    fn versions(crd: &str) -> Vec<(String, bool)> {
+        let crd: serde_json::Value = crate::yaml::from_str(crd).unwrap();
+        crd["spec"]["versions"]
             .as_array()
             .unwrap()
             .iter()
@@ -532,44 +534,82 @@ mod tests {
                     v["storage"] == true,
                 )
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn a_new_version_joins_the_crd_after_the_storage_version() {
+        let first = plan(&project("Memcached", "cache.example.com/v1alpha1")).unwrap();
+        let name = ProjectName::parse("memcached-operator").unwrap();
+        let second =
+            new_version_files(&name, &memcached("v1"), &text(&first, MEMCACHED_CRD)).unwrap();
+        assert_eq!(second.storage_version, "v1alpha1");
+        let third = new_version_files(&name, &memcached("v2"), &text(&second.files, MEMCACHED_CRD))
+            .unwrap();
+        let crd = text(&third.files, MEMCACHED_CRD);
         assert_eq!(
-            versions,
+            versions(&crd),
             [
                 ("v1alpha1".to_string(), true),
                 ("v2".to_string(), false),
                 ("v1".to_string(), false)
             ]
         );
-        assert!(text(&third, crd_path).starts_with(&format!("---\n{CRD_HEADER}\n")));
-        let types = text(&third, "src/api/v2/memcached.rs");
-        assert!(types.contains("version = \"v2\""));
-        assert!(types.contains("beside `v1alpha1`, the version objects are stored in"));
-        assert!(plan(&project("Memcached", "cache.example.com/v1")).is_ok());
-        assert!(!text(&first, "src/api/v1alpha1/memcached.rs").contains("beside"));
-        assert!(third.contains("deploy/crds/cache.example.com_v2_memcached_cr.yaml"));
-        assert!(!third.contains("src/controllers/memcached.rs"));
+        assert!(crd.starts_with(&format!("---\n{CRD_HEADER}\n")));
+        let types = text(&third.files, "src/api/v2/memcached.rs");
+        assert!(types.contains("    version = \"v2\",\n    storage = false,\n"));
+        assert!(types.contains("objects are stored as `v1alpha1`"));
+        let first_types = text(&first, "src/api/v1alpha1/memcached.rs");
+        assert!(!first_types.contains("storage"));
+        assert!(
+            third
+                .files
+                .contains("deploy/crds/cache.example.com_v2_memcached_cr.yaml")
+        );
+        assert!(!third.files.contains("src/controllers/memcached.rs"));
+    }
+
+    /// Once the user stores another version, a new one goes right after it, where
+    /// `merge_crds` puts it.
+    #[test]
+    fn the_storage_version_is_read_from_the_crd() {
+        let moved = text(
+            &plan(&project("Memcached", "cache.example.com/v1alpha1")).unwrap(),
+            MEMCACHED_CRD,
+        )
+        .replace("name: v1alpha1", "name: v1");
+        let name = ProjectName::parse("memcached-operator").unwrap();
+        let with_alpha = new_version_files(&name, &memcached("v1alpha1"), &moved).unwrap();
+        let with_beta = new_version_files(
+            &name,
+            &memcached("v1beta1"),
+            &text(&with_alpha.files, MEMCACHED_CRD),
+        )
+        .unwrap();
+        assert_eq!(with_beta.storage_version, "v1");
+        assert_eq!(
+            versions(&text(&with_beta.files, MEMCACHED_CRD)),
+            [
+                ("v1".to_string(), true),
+                ("v1beta1".to_string(), false),
+                ("v1alpha1".to_string(), false)
+            ]
+        );
     }
 
     #[test]
     fn a_crd_file_that_cannot_take_the_version_is_refused_with_the_way_out() {
         let name = ProjectName::parse("memcached-operator").unwrap();
-        let p = project("Memcached", "cache.example.com/v1");
-        let api = RustApi {
-            group: p.group,
-            version: p.version,
-            kind: p.kind,
-            plural: p.plural,
-        };
-        let stored = Version::parse("v1alpha1").unwrap();
         let other_kind = text(
             &plan(&project("Other", "cache.example.com/v1alpha1")).unwrap(),
             "deploy/crds/cache.example.com_others_crd.yaml",
         );
-        let has_v1 = text(
-            &plan(&project("Memcached", "cache.example.com/v1")).unwrap(),
-            "deploy/crds/cache.example.com_memcacheds_crd.yaml",
+        let alpha = text(
+            &plan(&project("Memcached", "cache.example.com/v1alpha1")).unwrap(),
+            MEMCACHED_CRD,
         );
+        let has_v1 = alpha.replace("name: v1alpha1", "name: v1");
+        let no_storage = alpha.replace("storage: true", "storage: false");
         for (current, reason) in [
             ("spec: [", "it is not YAML"),
             (other_kind.as_str(), "does not define kind Memcached"),
@@ -577,9 +617,15 @@ mod tests {
                 "spec:\n  group: cache.example.com\n  names:\n    kind: Memcached\n",
                 "no spec.versions",
             ),
-            (has_v1.as_str(), "and not v1 itself"),
+            (has_v1.as_str(), "serves v1 already"),
+            (
+                no_storage.as_str(),
+                "exactly one storage version, and has none",
+            ),
         ] {
-            let error = new_version_files(&name, &api, &stored, current).unwrap_err();
+            let error = new_version_files(&name, &memcached("v1"), current)
+                .err()
+                .unwrap();
             let message = error.to_string();
             assert!(!error.is_usage());
             assert!(message.contains(reason), "{message}");

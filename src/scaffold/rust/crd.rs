@@ -18,21 +18,21 @@ pub fn crd_yaml(context: &tera::Context, api: &RustApi) -> Result<String, RustSc
     Ok(document(&crd_value(context, api)?))
 }
 
-/// The kind's CRD file `current` with `api`'s version added, as `crdgen` prints it once the
-/// registry merges the kind's versions with kube's `merge_crds`: the storage version first
-/// (that is where `merge_crds` puts it), then the others newest first, the new one not stored.
-/// The schemas already in `current` are kept: they are the user's types, as last generated.
-pub(super) fn crd_with_version(
-    current: &str,
-    context: &tera::Context,
-    api: &RustApi,
-) -> Result<String, RustScaffoldError> {
+/// A kind's CRD as its file in `deploy/crds/` has it, ready to take another version.
+pub(super) struct KindCrd {
+    crd: Value,
+    /// The version objects are stored in.
+    pub storage_version: String,
+}
+
+/// Reads the kind's CRD file `current` for `api`, a version it does not serve yet.
+pub(super) fn kind_crd(current: &str, api: &RustApi) -> Result<KindCrd, RustScaffoldError> {
     let problem = |reason: String| RustScaffoldError::CurrentCrd {
         file: crd_file_name(api),
         version: api.version.to_string(),
         reason,
     };
-    let mut crd: Value =
+    let crd: Value =
         crate::yaml::from_str(current).map_err(|e| problem(format!("it is not YAML: {e}")))?;
     let spec = &crd["spec"];
     if spec["group"] != api.group.as_str() || spec["names"]["kind"] != api.kind.as_str() {
@@ -41,19 +41,55 @@ pub(super) fn crd_with_version(
             api.kind, api.group
         )));
     }
-    let Some(versions) = crd["spec"]["versions"].as_array_mut() else {
+    let Some(versions) = spec["versions"].as_array() else {
         return Err(problem("it has no spec.versions list".to_string()));
     };
-    if versions.is_empty() || versions.iter().any(|v| v["name"] == api.version.as_str()) {
-        return Err(problem(format!(
-            "it must list other versions than {}, and not {} itself",
-            api.version, api.version
-        )));
+    if versions.iter().any(|v| v["name"] == api.version.as_str()) {
+        return Err(problem(format!("it serves {} already", api.version)));
     }
-    let mut added = crd_value(context, api)?["spec"]["versions"][0].take();
-    added["storage"] = Value::Bool(false);
-    versions.insert(1, added);
-    Ok(document(&crd))
+    let stored: Vec<&str> = versions
+        .iter()
+        .filter(|v| v["storage"] == true)
+        .filter_map(|v| v["name"].as_str())
+        .collect();
+    let [storage_version] = stored[..] else {
+        return Err(problem(format!(
+            "it must have exactly one storage version, and has {}",
+            if stored.is_empty() {
+                "none".to_string()
+            } else {
+                stored.join(", ")
+            }
+        )));
+    };
+    Ok(KindCrd {
+        storage_version: storage_version.to_string(),
+        crd,
+    })
+}
+
+impl KindCrd {
+    /// The CRD document with `api`'s version added, not stored, as `crdgen` prints it once the
+    /// registry merges the kind's versions with kube's `merge_crds`: that puts the storage
+    /// version first and the others after it in the reverse of the order they are given, and
+    /// the registry gives them in the order they were added, so the newest comes second.
+    /// The schemas already there are kept: they are the user's types, as last generated.
+    pub(super) fn with_version(
+        mut self,
+        context: &tera::Context,
+        api: &RustApi,
+    ) -> Result<String, RustScaffoldError> {
+        let mut added = crd_value(context, api)?["spec"]["versions"][0].take();
+        added["storage"] = Value::Bool(false);
+        if let Some(versions) = self.crd["spec"]["versions"].as_array_mut() {
+            let storage = versions
+                .iter()
+                .position(|v| v["storage"] == true)
+                .unwrap_or_default();
+            versions.insert(storage + 1, added);
+        }
+        Ok(document(&self.crd))
+    }
 }
 
 fn crd_value(context: &tera::Context, api: &RustApi) -> Result<Value, RustScaffoldError> {
