@@ -148,8 +148,7 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
 
 /// The files the tool regenerates whenever the list of APIs changes: the module registries
 /// (overwritten), and the role and kustomization for these APIs (merged by `create api` into
-/// the user's). `apis` is in the order they were added; the first version of each kind is the
-/// one its objects are stored in.
+/// the user's). `apis` is in the order they were added.
 pub fn registry_files(name: &ProjectName, apis: &[RustApi]) -> Result<FilePlan, RustScaffoldError> {
     let views = api_views(apis);
     let kinds = kind_views(apis);
@@ -179,13 +178,9 @@ pub fn registry_files(name: &ProjectName, apis: &[RustApi]) -> Result<FilePlan, 
         version.apis.sort_by(|a, b| a.kind_snake.cmp(&b.kind_snake));
     }
     context.insert("versions", &versions);
-    let mut controller_mods: Vec<&ApiView> = kinds.iter().map(|k| &k.storage).collect();
-    controller_mods.sort_by(|a, b| a.kind_snake.cmp(&b.kind_snake));
-    let controller_mods: Vec<&str> = controller_mods
-        .iter()
-        .map(|k| k.controller_mod.as_str())
-        .collect();
-    context.insert("controller_mods", &controller_mods);
+    let mut controllers: Vec<&ApiView> = kinds.iter().map(|k| &k.first).collect();
+    controllers.sort_by(|a, b| a.kind_snake.cmp(&b.kind_snake));
+    context.insert("controllers", &controllers);
     let crd_files: Vec<String> = kinds.iter().map(|k| k.crd_file.clone()).collect();
     context.insert("crd_files", &crd_files);
 
@@ -222,10 +217,9 @@ pub fn registry_files(name: &ProjectName, apis: &[RustApi]) -> Result<FilePlan, 
 /// CRD and a sample custom resource.
 pub fn api_files(name: &ProjectName, api: &RustApi) -> Result<FilePlan, RustScaffoldError> {
     let context = api_context(name, api, None);
-    let view = ApiView::new(api);
-    let mut plan = version_files(&context, &view)?;
+    let mut plan = version_files(&context, api)?;
     plan.add(
-        format!("src/controllers/{}.rs", view.kind_snake),
+        format!("src/controllers/{}.rs", api.kind.snake()),
         templates::render("rust/src/controllers/kind.rs.tera", &context)?,
     );
     plan.add(
@@ -254,7 +248,7 @@ pub fn new_version_files(
     let crd = kind_crd(current_crd, api)?;
     let storage_version = crd.storage_version.clone();
     let context = api_context(name, api, Some(&storage_version));
-    let mut files = version_files(&context, &ApiView::new(api))?;
+    let mut files = version_files(&context, api)?;
     files.add(
         format!("deploy/crds/{}", crd_file_name(api)),
         crd.with_version(&context, api)?,
@@ -266,14 +260,14 @@ pub fn new_version_files(
 }
 
 /// The types and sample of one version of a kind.
-fn version_files(context: &tera::Context, view: &ApiView) -> Result<FilePlan, RustScaffoldError> {
+fn version_files(context: &tera::Context, api: &RustApi) -> Result<FilePlan, RustScaffoldError> {
     let mut plan = FilePlan::new();
     plan.add(
-        format!("src/api/{}/{}.rs", view.version, view.kind_snake),
+        format!("src/api/{}/{}.rs", api.version, api.kind.snake()),
         templates::render("rust/src/api/kind.rs.tera", context)?,
     );
     plan.add(
-        format!("deploy/crds/{}", sample_file_name_of(view)),
+        format!("deploy/crds/{}", sample_file_name(api)),
         templates::render("rust/deploy/cr.yaml.tera", context)?,
     );
     Ok(plan)
@@ -304,14 +298,7 @@ pub fn crd_file_name(api: &RustApi) -> String {
 
 /// `<group>_<version>_<kind lower>_cr.yaml`, under `deploy/crds/`.
 pub fn sample_file_name(api: &RustApi) -> String {
-    sample_file_name_of(&ApiView::new(api))
-}
-
-fn sample_file_name_of(view: &ApiView) -> String {
-    format!(
-        "{}_{}_{}_cr.yaml",
-        view.group, view.version, view.kind_lower
-    )
+    format!("{}_{}_{}_cr.yaml", api.group, api.version, api.kind.lower())
 }
 
 fn project_context(name: &ProjectName) -> tera::Context {
@@ -362,12 +349,12 @@ impl ApiView {
     }
 }
 
-/// A kind as the templates see it: its first version's names (the version it is stored in),
-/// all its versions in the order they were added, and its CRD file.
+/// A kind as the templates see it: the names of its first version, all its versions in the
+/// order they were added, and its CRD file.
 #[derive(Debug, Serialize)]
 struct KindView {
     #[serde(flatten)]
-    storage: ApiView,
+    first: ApiView,
     versions: Vec<ApiView>,
     crd_file: String,
 }
@@ -379,11 +366,11 @@ fn kind_views(apis: &[RustApi]) -> Vec<KindView> {
         let view = ApiView::new(api);
         match kinds
             .iter_mut()
-            .find(|k| k.storage.group == view.group && k.storage.kind == view.kind)
+            .find(|k| k.first.group == view.group && k.first.kind == view.kind)
         {
             Some(kind) => kind.versions.push(view),
             None => kinds.push(KindView {
-                storage: view.clone(),
+                first: view.clone(),
                 versions: vec![view],
                 crd_file: crd_file_name(api),
             }),

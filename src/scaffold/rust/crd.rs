@@ -21,8 +21,9 @@ pub fn crd_yaml(context: &tera::Context, api: &RustApi) -> Result<String, RustSc
 /// A kind's CRD as its file in `deploy/crds/` has it, ready to take another version.
 pub(super) struct KindCrd {
     crd: Value,
-    /// The version objects are stored in.
+    /// The version objects are stored in, and where it stands in `spec.versions`.
     pub storage_version: String,
+    storage_index: usize,
 }
 
 /// Reads the kind's CRD file `current` for `api`, a version it does not serve yet.
@@ -47,23 +48,26 @@ pub(super) fn kind_crd(current: &str, api: &RustApi) -> Result<KindCrd, RustScaf
     if versions.iter().any(|v| v["name"] == api.version.as_str()) {
         return Err(problem(format!("it serves {} already", api.version)));
     }
-    let stored: Vec<&str> = versions
+    let stored: Vec<(usize, &str)> = versions
         .iter()
-        .filter(|v| v["storage"] == true)
-        .filter_map(|v| v["name"].as_str())
+        .enumerate()
+        .filter(|(_, v)| v["storage"] == true)
+        .map(|(index, v)| (index, v["name"].as_str().unwrap_or_default()))
         .collect();
-    let [storage_version] = stored[..] else {
+    let [(storage_index, storage_version)] = stored[..] else {
+        let names: Vec<&str> = stored.iter().map(|(_, name)| *name).collect();
         return Err(problem(format!(
             "it must have exactly one storage version, and has {}",
-            if stored.is_empty() {
+            if names.is_empty() {
                 "none".to_string()
             } else {
-                stored.join(", ")
+                names.join(", ")
             }
         )));
     };
     Ok(KindCrd {
         storage_version: storage_version.to_string(),
+        storage_index,
         crd,
     })
 }
@@ -82,11 +86,7 @@ impl KindCrd {
         let mut added = crd_value(context, api)?["spec"]["versions"][0].take();
         added["storage"] = Value::Bool(false);
         if let Some(versions) = self.crd["spec"]["versions"].as_array_mut() {
-            let storage = versions
-                .iter()
-                .position(|v| v["storage"] == true)
-                .unwrap_or_default();
-            versions.insert(storage + 1, added);
+            versions.insert(self.storage_index + 1, added);
         }
         Ok(document(&self.crd))
     }
