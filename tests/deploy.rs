@@ -12,6 +12,7 @@ use support::kube_server::{Establish, KubeServer, Rollout};
 
 const IMAGE: &str = "registry.local/hello-world-operator:v0.1.0";
 const NAME: &str = "hello-world-operator";
+const RUST_NAME: &str = "memcached-operator";
 const CRD: &str = "helloworlds.charts.example.com";
 
 /// A project, a test server, and a HOME of their own (so no real kubeconfig is ever read).
@@ -35,6 +36,20 @@ impl Env {
                 chart.to_str().unwrap(),
             ],
             NAME,
+        )
+    }
+
+    /// A Rust project, [`RUST_NAME`], for the Memcached kind of cache.example.com/v1alpha1.
+    fn rust() -> Env {
+        Env::made_by(
+            &[
+                "new",
+                RUST_NAME,
+                "--api-version=cache.example.com/v1alpha1",
+                "--kind=Memcached",
+                "--yes",
+            ],
+            RUST_NAME,
         )
     }
 
@@ -865,17 +880,8 @@ fn a_deploy_uses_few_requests() {
 /// image filled in, and its sample is applied after the CRD.
 #[test]
 fn a_rust_project_deploys_with_its_sample() {
-    let name = "memcached-operator";
-    let env = Env::made_by(
-        &[
-            "new",
-            name,
-            "--api-version=cache.example.com/v1alpha1",
-            "--kind=Memcached",
-            "--yes",
-        ],
-        name,
-    );
+    let name = RUST_NAME;
+    let env = Env::rust();
     let stdout = env.deploy(&["--with-sample"]);
     for object in [
         "CustomResourceDefinition/memcacheds.cache.example.com: created",
@@ -906,17 +912,7 @@ fn a_rust_project_deploys_with_its_sample() {
 /// samples of both versions name the same object, which reads back through either version.
 #[test]
 fn a_rust_kind_with_two_versions_deploys_as_one_crd() {
-    let name = "memcached-operator";
-    let env = Env::made_by(
-        &[
-            "new",
-            name,
-            "--api-version=cache.example.com/v1alpha1",
-            "--kind=Memcached",
-            "--yes",
-        ],
-        name,
-    );
+    let env = Env::rust();
     success(env.run(&[
         "create",
         "api",
@@ -930,13 +926,10 @@ fn a_rust_kind_with_two_versions_deploys_as_one_crd() {
         "{stdout}"
     );
     let crd = env.kubectl(&["get", "crd", "memcacheds.cache.example.com"]);
-    let versions: Vec<(&str, bool)> = crd["spec"]["versions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| (v["name"].as_str().unwrap(), v["storage"] == true))
-        .collect();
-    assert_eq!(versions, [("v1alpha1", true), ("v1", false)]);
+    assert_eq!(
+        support::crds::versions(&crd),
+        [("v1alpha1", true, true), ("v1", true, false)]
+    );
     for version in ["v1alpha1", "v1"] {
         let sample = env.kubectl(&[
             "-n",

@@ -26,15 +26,30 @@ fn generated_target_dir() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/generated-projects"))
 }
 
-/// `cargo <args>` in a generated project, which must succeed.
-fn cargo(project: &Path, args: &[&str]) -> Output {
+/// What a generated project must pass: clippy on every target, warnings denied.
+const CLIPPY: &[&str] = &[
+    "clippy",
+    "--locked",
+    "--all-targets",
+    "--",
+    "-D",
+    "warnings",
+];
+
+/// `cargo <args>` in a generated project, with the shared target directory.
+fn cargo_output(project: &Path, args: &[&str]) -> Output {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
+    Command::new(cargo)
         .args(args)
         .current_dir(project)
         .env("CARGO_TARGET_DIR", generated_target_dir())
         .output()
-        .expect("run cargo");
+        .expect("run cargo")
+}
+
+/// `cargo <args>` in a generated project, which must succeed.
+fn cargo(project: &Path, args: &[&str]) -> Output {
+    let output = cargo_output(project, args);
     assert!(
         output.status.success(),
         "cargo {} failed in {}:\n{}",
@@ -160,17 +175,7 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
 
     // --locked: the shipped Cargo.lock must be exactly what cargo would write.
     cargo(&project, &["build", "--locked"]);
-    cargo(
-        &project,
-        &[
-            "clippy",
-            "--locked",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-    );
+    cargo(&project, CLIPPY);
     let tests = cargo(&project, &["test", "--locked"]);
     let text = String::from_utf8_lossy(&tests.stdout);
     assert!(
@@ -271,17 +276,7 @@ fn tricky_names_compile_and_match_their_crds() {
         ),
     ] {
         let project = generate(work.path(), name, api_version, kind);
-        cargo(
-            &project,
-            &[
-                "clippy",
-                "--locked",
-                "--all-targets",
-                "--",
-                "-D",
-                "warnings",
-            ],
-        );
+        cargo(&project, CLIPPY);
         assert_crdgen_matches(&project);
     }
     // The keyword variant also runs its tests: its object variable is renamed.
@@ -608,27 +603,14 @@ fn create_api_adds_kinds_that_build_and_run() {
         kustomization_before
     );
     assert_eq!(std::fs::read_to_string(&controller).unwrap(), edited);
-    let crd: serde_json::Value = operator_rs::yaml::from_str(
-        &std::fs::read_to_string(project.join("deploy/crds/cache.example.com_memcacheds_crd.yaml"))
-            .unwrap(),
-    )
-    .unwrap();
-    let versions: Vec<(&str, bool, bool)> = crd["spec"]["versions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| {
-            (
-                v["name"].as_str().unwrap(),
-                v["served"].as_bool().unwrap(),
-                v["storage"].as_bool().unwrap(),
-            )
-        })
-        .collect();
+    let memcached_crd = || -> serde_json::Value {
+        let path = project.join("deploy/crds/cache.example.com_memcacheds_crd.yaml");
+        operator_rs::yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
     // Exactly one storage version, the first; kube's merge_crds lists the others last added
     // first.
     assert_eq!(
-        versions,
+        support::crds::versions(&memcached_crd()),
         [
             ("v1alpha1", true, true),
             ("v2", true, false),
@@ -708,17 +690,7 @@ fn create_api_adds_kinds_that_build_and_run() {
         "{role}"
     );
 
-    cargo(
-        &project,
-        &[
-            "clippy",
-            "--locked",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-    );
+    cargo(&project, CLIPPY);
     assert_registries_formatted(&project);
     cargo(&project, &["test", "--locked"]);
     assert_crdgen_in_registry_order(&project);
@@ -754,27 +726,16 @@ fn create_api_adds_kinds_that_build_and_run() {
         .assert()
         .success()
         .stdout(predicates::str::contains("objects stay stored as v1,"));
-    let crd =
-        std::fs::read_to_string(project.join("deploy/crds/cache.example.com_memcacheds_crd.yaml"))
-            .unwrap();
-    let crd: serde_json::Value = operator_rs::yaml::from_str(&crd).unwrap();
-    let order: Vec<(&str, bool)> = crd["spec"]["versions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| (v["name"].as_str().unwrap(), v["storage"] == true))
-        .collect();
     assert_eq!(
-        order,
+        support::crds::versions(&memcached_crd()),
         [
-            ("v1", true),
-            ("v3", false),
-            ("v2", false),
-            ("v1alpha1", false)
+            ("v1", true, true),
+            ("v3", true, false),
+            ("v2", true, false),
+            ("v1alpha1", true, false)
         ]
     );
     assert_crdgen_in_registry_order(&project);
-    support::crds::assert_samples_match_crds(&project);
     let (manifests, _) = deploy_files(&project);
     support::tools::kubernetes_validate(&manifests);
     support::crds::assert_samples_match_crds(&project);
@@ -784,12 +745,7 @@ fn create_api_adds_kinds_that_build_and_run() {
 /// and running `create api` again do not fight. (The files a user owns are formatted for the
 /// kind's name length as `new` wrote them, and `cargo fmt` may rewrap a new kind's lines.)
 fn assert_registries_formatted(project: &Path) {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        .args(["fmt", "--check"])
-        .current_dir(project)
-        .output()
-        .expect("run cargo fmt");
+    let output = cargo_output(project, &["fmt", "--check"]);
     let report = String::from_utf8_lossy(&output.stdout);
     let unformatted: Vec<&str> = report
         .lines()

@@ -62,3 +62,19 @@ pub fn assert_samples_match_crds(project: &Path) {
         }
     }
 }
+
+/// Each version of a CRD, in its order: name, served, storage.
+pub fn versions(crd: &serde_json::Value) -> Vec<(&str, bool, bool)> {
+    crd["spec"]["versions"]
+        .as_array()
+        .expect("spec.versions")
+        .iter()
+        .map(|v| {
+            (
+                v["name"].as_str().expect("version name"),
+                v["served"].as_bool().expect("served"),
+                v["storage"].as_bool().expect("storage"),
+            )
+        })
+        .collect()
+}
