@@ -78,16 +78,21 @@ pub fn api_names(
 ) -> anyhow::Result<ApiNames> {
     let kind = kind(ui, kind_flag, default_kind)?;
     let (group, version) = api_version(ui, api_version_flag, default_group)?;
-    let plural = match plural_flag {
-        Some(p) => names::parse_plural(p).map_err(usage)?,
-        None => kind.plural(),
-    };
+    let plural = plural(plural_flag, &kind)?;
     Ok(ApiNames {
         group,
         version,
         kind,
         plural,
     })
+}
+
+/// The plural from `--plural`, else the English plural of the kind.
+fn plural(flag: Option<&str>, kind: &Kind) -> anyhow::Result<String> {
+    match flag {
+        Some(p) => names::parse_plural(p).map_err(usage),
+        None => Ok(kind.plural()),
+    }
 }
 
 /// The project name: the positional argument, else asked with `<kind>-operator`.
@@ -122,10 +127,7 @@ pub fn rust_api_names(
         args.api_version.as_deref(),
         &format!("{}.{domain}", kind.lower()),
     )?;
-    let plural = match args.plural.as_deref() {
-        Some(p) => names::parse_plural(p).map_err(usage)?,
-        None => kind.plural(),
-    };
+    let plural = plural(args.plural.as_deref(), &kind)?;
     Ok(ApiNames {
         group,
         version,
