@@ -1,12 +1,25 @@
 //! What `deploy` and `undeploy` share: the async runtime, the connection flags, the choice of
-//! namespace, and how a line about one object looks.
+//! namespace, the scope of each object, and how a line about one object looks.
 
 use console::style;
 
 use crate::cli::ClusterArgs;
-use crate::kube::ConnectOptions;
+use crate::kube::{Cluster, ConnectOptions};
+use crate::manifests::{Bundle, Manifest, Scope};
 use crate::project::Project;
 use crate::ui::Ui;
+
+/// The scope of each object of `bundle`: discovery knows the scope of every kind already
+/// served; the CRDs in the bundle and the built-in table cover kinds that are not served yet.
+pub fn scope_of<'a>(cluster: &'a Cluster, bundle: &Bundle) -> impl Fn(&Manifest) -> Scope + 'a {
+    let offline = bundle.offline_scope();
+    move |m: &Manifest| {
+        cluster
+            .lookup(m.group(), m.version(), m.kind())
+            .map(|s| s.scope)
+            .unwrap_or_else(|| offline(m))
+    }
+}
 
 /// A runtime for one command: the work is a few dozen requests, one thread serves them.
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {

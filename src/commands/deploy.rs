@@ -7,11 +7,13 @@ use anyhow::Context;
 use futures::future::join_all;
 use tokio::time::Instant;
 
-use super::cluster::{check_namespace, choose_namespace, connect_options, report, runtime};
+use super::cluster::{
+    check_namespace, choose_namespace, connect_options, report, runtime, scope_of,
+};
 use crate::cli::{DeployArgs, DryRun};
 use crate::duration;
 use crate::kube::{Cluster, Outcome, Ownership, RolloutState, WriteMode};
-use crate::manifests::{self, Bundle, Manifest, Scope, Settings, Stage};
+use crate::manifests::{self, Bundle, Manifest, Settings, Stage};
 use crate::project::{self, Project};
 use crate::ui::Ui;
 
@@ -134,21 +136,12 @@ async fn deploy(ui: &Ui, args: &DeployArgs, plan: Plan) -> anyhow::Result<()> {
         cluster.endpoint
     ));
 
-    // Discovery knows the scope of every kind already served; the CRDs in the bundle and the
-    // built-in table cover kinds that are not served yet.
-    let offline = bundle.offline_scope();
-    let scope = |m: &Manifest| -> Scope {
-        cluster
-            .lookup(m.group(), m.version(), m.kind())
-            .map(|s| s.scope)
-            .unwrap_or_else(|| offline(m))
-    };
     let filled = bundle.filled(
         &Settings {
             image: image.as_deref(),
             namespace: &namespace,
         },
-        &scope,
+        &scope_of(&cluster, &bundle),
     );
     filled.check_placeholders()?;
 

@@ -6,11 +6,13 @@ use anyhow::Context;
 use futures::future::join_all;
 use tokio::time::Instant;
 
-use super::cluster::{check_namespace, choose_namespace, connect_options, report, runtime};
+use super::cluster::{
+    check_namespace, choose_namespace, connect_options, report, runtime, scope_of,
+};
 use crate::cli::UndeployArgs;
 use crate::duration;
 use crate::kube::{Cluster, CustomResource};
-use crate::manifests::{self, Bundle, Manifest, Scope, Settings, Stage};
+use crate::manifests::{self, Bundle, Manifest, Settings, Stage};
 use crate::project::{self, Project};
 use crate::ui::Ui;
 
@@ -40,20 +42,13 @@ async fn undeploy(
         "Removing {} from namespace \"{namespace}\" on {}",
         project.project_name, cluster.endpoint
     ));
-    let offline = bundle.offline_scope();
-    let scope = |m: &Manifest| -> Scope {
-        cluster
-            .lookup(m.group(), m.version(), m.kind())
-            .map(|s| s.scope)
-            .unwrap_or_else(|| offline(m))
-    };
     // The image does not matter for deleting; the namespace decides what is found.
     let filled = bundle.filled(
         &Settings {
             image: None,
             namespace: &namespace,
         },
-        &scope,
+        &scope_of(&cluster, bundle),
     );
     let crds: Vec<&Manifest> = filled.manifests.iter().filter(|m| m.is_crd()).collect();
     let deadline = Instant::now() + args.timeout;
