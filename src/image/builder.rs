@@ -8,7 +8,7 @@ use std::process::{Command, ExitStatus};
 
 use thiserror::Error;
 
-use super::process::{self, Stream};
+use super::process::{self, Finished, Stream};
 use super::reference::ImageRef;
 
 /// The socket Docker clients use when neither `DOCKER_HOST` nor a context says otherwise.
@@ -212,16 +212,10 @@ impl Builder {
         if self.kind != BuilderKind::Docker {
             return Ok(());
         }
-        let mut command = Command::new(&self.program);
-        command.args(["version", "--format", "{{.Server.Version}}"]);
-        let finished = process::run_streaming(&mut command, &mut |_, _| true)
-            .map_err(|e| self.spawn_error(e))?;
-        if finished.status.success() {
-            return Ok(());
-        }
-        match daemon_unreachable(&finished.tail) {
-            Some(error) => Err(error),
-            None => Err(ImageError::CommandFailed {
+        let args = ["version", "--format", "{{.Server.Version}}"].map(OsString::from);
+        match self.run(&args, &mut |_, _| {})? {
+            None => Ok(()),
+            Some(finished) => Err(ImageError::CommandFailed {
                 command: "docker version".to_string(),
                 status: finished.status,
                 tail: finished.tail,
@@ -230,19 +224,9 @@ impl Builder {
     }
 
     pub fn build(&self, request: &BuildRequest<'_>, on_line: OnLine<'_>) -> Result<(), ImageError> {
-        let mut command = Command::new(&self.program);
-        command.args(build_arguments(self.kind, request));
-        let finished = process::run_streaming(&mut command, &mut |stream, line| {
-            on_line(stream, line);
-            true
-        })
-        .map_err(|e| self.spawn_error(e))?;
-        if finished.status.success() {
+        let Some(finished) = self.run(&build_arguments(self.kind, request), on_line)? else {
             return Ok(());
-        }
-        if let Some(error) = daemon_unreachable(&finished.tail) {
-            return Err(error);
-        }
+        };
         Err(ImageError::BuildFailed {
             builder: self.kind,
             status: finished.status,
@@ -251,19 +235,9 @@ impl Builder {
     }
 
     pub fn push(&self, image: &ImageRef, on_line: OnLine<'_>) -> Result<(), ImageError> {
-        let mut command = Command::new(&self.program);
-        command.args(push_arguments(self.kind, image));
-        let finished = process::run_streaming(&mut command, &mut |stream, line| {
-            on_line(stream, line);
-            true
-        })
-        .map_err(|e| self.spawn_error(e))?;
-        if finished.status.success() {
+        let Some(finished) = self.run(&push_arguments(self.kind, image), on_line)? else {
             return Ok(());
-        }
-        if let Some(error) = daemon_unreachable(&finished.tail) {
-            return Err(error);
-        }
+        };
         if finished.tail.iter().any(|line| is_auth_refusal(line)) {
             return Err(ImageError::PushUnauthorized {
                 builder: self.kind,
@@ -281,6 +255,26 @@ impl Builder {
             status: finished.status,
             tail: finished.tail,
         })
+    }
+
+    /// Runs the builder with `args`, handing each output line to `on_line`: `None` when it
+    /// succeeded, else how it ended, for the caller to name the failure. An unreachable docker
+    /// daemon is an error of its own whatever the command was.
+    fn run(&self, args: &[OsString], on_line: OnLine<'_>) -> Result<Option<Finished>, ImageError> {
+        let mut command = Command::new(&self.program);
+        command.args(args);
+        let finished = process::run_streaming(&mut command, &mut |stream, line| {
+            on_line(stream, line);
+            true
+        })
+        .map_err(|e| self.spawn_error(e))?;
+        if finished.status.success() {
+            return Ok(None);
+        }
+        match daemon_unreachable(&finished.tail) {
+            Some(error) => Err(error),
+            None => Ok(Some(finished)),
+        }
     }
 
     fn spawn_error(&self, source: std::io::Error) -> ImageError {
