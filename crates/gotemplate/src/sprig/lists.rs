@@ -129,7 +129,7 @@ fn slice(a: &[Value]) -> Result<Value, Error> {
     let start = a.get(1).map(to_i64).unwrap_or(0);
     let end = a.get(2).map(to_i64).unwrap_or(l.len() as i64);
     if start < 0 || end < start || end > l.len() as i64 {
-        return Err(panic_err("reflect: slice index out of range"));
+        return Err(panic_err("reflect.Value.Slice: slice index out of bounds"));
     }
     list(l[start as usize..end as usize].to_vec())
 }
