@@ -436,12 +436,13 @@ fn fmt_integer(i: i64, verb: char, f: &Flags) -> String {
     if f.prec.is_some() {
         fl.zero = false;
     }
-    if fl.zero && !fl.minus {
-        if let Some(w) = fl.width {
-            let n = sign.len() + body.len();
-            if n < w {
-                return format!("{sign}{prefix}{}{digits}", "0".repeat(w - n));
-            }
+    if fl.zero
+        && !fl.minus
+        && let Some(w) = fl.width
+    {
+        let n = sign.len() + body.len();
+        if n < w {
+            return format!("{sign}{prefix}{}{digits}", "0".repeat(w - n));
         }
     }
     fl.pad(format!("{sign}{body}"))

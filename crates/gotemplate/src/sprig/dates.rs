@@ -304,7 +304,7 @@ impl Time {
                 crate::gofmt::quote(&value[j..])
             ));
         }
-        if !(1..=12).contains(&mo) || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59 {
+        if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 59 {
             return Err(format!(
                 "parsing time {}: month out of range",
                 crate::gofmt::quote(value)

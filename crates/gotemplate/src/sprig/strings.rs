@@ -221,7 +221,7 @@ fn snake_or_kebab(s: &str, sep: &str) -> String {
 /// xstrings `ToPascalCase` (Sprig's `camelcase`).
 fn pascal(s: &str) -> String {
     let mut out = String::new();
-    for part in s.split(|c: char| c == '_' || c == '-' || c == ' ' || c == '.') {
+    for part in s.split(['_', '-', ' ', '.']) {
         let mut cs = part.chars();
         if let Some(f) = cs.next() {
             out.extend(f.to_uppercase());
