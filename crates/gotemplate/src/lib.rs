@@ -23,9 +23,13 @@
 //!   shared and mutable like a Go map (`set`, `unset`, `merge` change it where every holder sees
 //!   it); [`Value::from_json`] makes every number a float64, as YAML/JSON values are in Helm;
 //!   template literals are ints. `{}` (Display) prints like Go's `fmt.Print`.
+//!   [`Map::named`] gives a map a Go named type (Helm 4's `.Values` is `common.Values`: `typeOf`
+//!   shows it and Sprig's `dig` refuses it, as in Helm).
 //! - [`Templates`]: a set of associated templates. [`Templates::parse`] adds a named text and
 //!   its `define`s/`block`s; [`Templates::execute`] runs one by name;
-//!   [`Templates::set_missing_key`] is Go's `missingkey` option; clone it for `tpl`.
+//!   [`Templates::set_missing_key`] is Go's `missingkey` option; [`Templates::set_name`] is the
+//!   set's own name (Helm's is "gotpl"; Go's "no template ... associated with template" names it);
+//!   clone it for `tpl`.
 //! - [`Functions`]: the function map. [`Functions::sprig`] has Go's built-ins and Sprig
 //!   (without `env`/`expandenv`, as Helm). [`Function::new`] declares a function with Go
 //!   parameter [`Type`]s, so arguments are checked and reported as Go does
@@ -37,6 +41,10 @@
 //!   with a [`ErrorKind`]; a function returns [`Error::func`] and the executor adds
 //!   `error calling NAME: `. [`ErrorKind::Limit`] errors pass through functions unchanged.
 //! - [`Limits`]: template nesting depth, output size, input size.
+//!
+//! Not there yet: Sprig's certificate and key generators (`genCA`, `genSelfSignedCert`,
+//! `genSignedCert`, `genPrivateKey`, `buildCustomCert`), `derivePassword`, `bcrypt`,
+//! `htpasswd`, `encryptAES`/`decryptAES`; dates know UTC only.
 //!
 //! Go's `<no value>`: an action printing a missing value (or a nil one: Go prints both alike)
 //! writes `<no value>`; Helm removes that text from each rendered file afterwards, which is
