@@ -8,6 +8,7 @@ pub mod dependencies;
 pub mod glob;
 pub mod go_yaml;
 pub mod manifests;
+pub mod schema;
 pub mod strvals;
 pub mod tree;
 pub mod values;
