@@ -46,7 +46,7 @@ pub fn from_yaml_stream(text: &str) -> Result<Values, String> {
 }
 
 /// Helm's loader merge of several documents: maps merge, anything else replaces.
-fn merge_maps(into: &mut Values, from: Values) {
+pub fn merge_maps(into: &mut Values, from: Values) {
     for (key, value) in from {
         match (into.get_mut(&key), value) {
             (Some(Value::Object(existing)), Value::Object(new)) => merge_maps(existing, new),
