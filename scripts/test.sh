@@ -11,6 +11,6 @@ scripts/setup-test-tools.sh
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
-cargo clippy --all-targets --locked -- -D warnings
+cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test"
-cargo test --locked "$@"
+cargo test --workspace --locked "$@"

@@ -1,0 +1,559 @@
+//! The lexer of Go's text/template: the same tokens, trim markers and error texts.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tok {
+    Error,
+    Bool,
+    Char,
+    CharConstant,
+    Complex,
+    Assign,
+    Declare,
+    Eof,
+    Field,
+    Identifier,
+    LeftDelim,
+    LeftParen,
+    Number,
+    Pipe,
+    RawString,
+    RightDelim,
+    RightParen,
+    Space,
+    String,
+    Text,
+    Variable,
+    // Keywords: printed as <word> in parse errors.
+    Block,
+    Break,
+    Continue,
+    Dot,
+    Define,
+    Else,
+    End,
+    If,
+    Nil,
+    Range,
+    Template,
+    With,
+}
+
+impl Tok {
+    fn is_keyword(self) -> bool {
+        matches!(
+            self,
+            Tok::Block
+                | Tok::Break
+                | Tok::Continue
+                | Tok::Dot
+                | Tok::Define
+                | Tok::Else
+                | Tok::End
+                | Tok::If
+                | Tok::Nil
+                | Tok::Range
+                | Tok::Template
+                | Tok::With
+        )
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Item {
+    pub tok: Tok,
+    pub pos: usize,
+    pub val: String,
+    pub line: usize,
+}
+
+impl std::fmt::Display for Item {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.tok {
+            Tok::Eof => f.write_str("EOF"),
+            Tok::Error => f.write_str(&self.val),
+            t if t.is_keyword() => write!(f, "<{}>", self.val),
+            _ if self.val.chars().count() > 10 => {
+                let short: String = self.val.chars().take(10).collect();
+                write!(f, "{}...", crate::gofmt::quote(&short))
+            }
+            _ => f.write_str(&crate::gofmt::quote(&self.val)),
+        }
+    }
+}
+
+const LEFT_COMMENT: &str = "/*";
+const RIGHT_COMMENT: &str = "*/";
+const TRIM_MARKER_LEN: usize = 2;
+
+fn is_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn is_alnum(c: char) -> bool {
+    c == '_' || c.is_alphabetic() || c.is_numeric()
+}
+
+fn has_left_trim_marker(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 2 && b[0] == b'-' && is_space(b[1])
+}
+
+fn has_right_trim_marker(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 2 && is_space(b[0]) && b[1] == b'-'
+}
+
+fn right_trim_len(s: &str) -> usize {
+    s.len() - s.trim_end_matches([' ', '\t', '\r', '\n']).len()
+}
+
+fn left_trim_len(s: &str) -> usize {
+    s.len() - s.trim_start_matches([' ', '\t', '\r', '\n']).len()
+}
+
+/// The `%#U` of Go's fmt: `U+0023 '#'`.
+fn sharp_u(c: char) -> String {
+    if c.is_control() {
+        format!("U+{:04X}", c as u32)
+    } else {
+        format!("U+{:04X} '{}'", c as u32, c)
+    }
+}
+
+/// Lexes the whole input; the last item is `Eof` or `Error`.
+/// `break_ok`/`continue_ok`: the keywords are keywords unless a function has their name.
+pub(crate) fn lex(input: &str, break_ok: bool, continue_ok: bool) -> Vec<Item> {
+    let mut l = Lexer {
+        input,
+        start: 0,
+        pos: 0,
+        items: Vec::new(),
+        paren_depth: 0,
+        break_ok,
+        continue_ok,
+        left: "{{",
+        right: "}}",
+    };
+    l.run();
+    l.items
+}
+
+struct Lexer<'a> {
+    input: &'a str,
+    start: usize,
+    pos: usize,
+    items: Vec<Item>,
+    paren_depth: i64,
+    break_ok: bool,
+    continue_ok: bool,
+    left: &'static str,
+    right: &'static str,
+}
+
+enum State {
+    Text,
+    LeftDelim,
+    Comment,
+    RightDelim,
+    InsideAction,
+    Done,
+}
+
+impl Lexer<'_> {
+    fn line_at(&self, pos: usize) -> usize {
+        1 + self.input.as_bytes()[..pos.min(self.input.len())]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+    }
+
+    fn rest(&self) -> &str {
+        &self.input[self.pos..]
+    }
+
+    fn emit(&mut self, tok: Tok) {
+        let val = self.input[self.start..self.pos].to_string();
+        self.emit_val(tok, self.start, val);
+        self.start = self.pos;
+    }
+
+    fn emit_val(&mut self, tok: Tok, pos: usize, val: String) {
+        let line = self.line_at(pos);
+        self.items.push(Item {
+            tok,
+            pos,
+            val,
+            line,
+        });
+    }
+
+    fn error(&mut self, msg: String) -> State {
+        self.emit_val(Tok::Error, self.start, msg);
+        State::Done
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+
+    fn next(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.pos += c.len_utf8();
+        Some(c)
+    }
+
+    fn accept(&mut self, valid: &str) -> bool {
+        match self.peek() {
+            Some(c) if valid.contains(c) => {
+                self.pos += c.len_utf8();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn accept_run(&mut self, valid: &str) {
+        while self.accept(valid) {}
+    }
+
+    fn at_right_delim(&self) -> (bool, bool) {
+        let rest = self.rest();
+        if has_right_trim_marker(rest) && rest[TRIM_MARKER_LEN..].starts_with(self.right) {
+            return (true, true);
+        }
+        (rest.starts_with(self.right), false)
+    }
+
+    fn at_terminator(&self) -> bool {
+        match self.peek() {
+            None => true,
+            Some(c) if c.is_ascii() && is_space(c as u8) => true,
+            Some('.' | ',' | '|' | ':' | ')' | '(') => true,
+            _ => self.rest().starts_with(self.right),
+        }
+    }
+
+    fn run(&mut self) {
+        let mut state = State::Text;
+        loop {
+            state = match state {
+                State::Text => self.lex_text(),
+                State::LeftDelim => self.lex_left_delim(),
+                State::Comment => self.lex_comment(),
+                State::RightDelim => self.lex_right_delim(),
+                State::InsideAction => self.lex_inside_action(),
+                State::Done => return,
+            }
+        }
+    }
+
+    fn lex_text(&mut self) -> State {
+        if let Some(x) = self.rest().find(self.left) {
+            if x > 0 {
+                self.pos += x;
+                let delim_end = self.pos + self.left.len();
+                let trim = if has_left_trim_marker(&self.input[delim_end..]) {
+                    right_trim_len(&self.input[self.start..self.pos])
+                } else {
+                    0
+                };
+                let text = self.input[self.start..self.pos - trim].to_string();
+                let start = self.start;
+                self.start = self.pos;
+                if !text.is_empty() {
+                    self.emit_val(Tok::Text, start, text);
+                }
+            }
+            return State::LeftDelim;
+        }
+        self.pos = self.input.len();
+        if self.pos > self.start {
+            self.emit(Tok::Text);
+        }
+        self.emit(Tok::Eof);
+        State::Done
+    }
+
+    fn lex_left_delim(&mut self) -> State {
+        self.pos += self.left.len();
+        let trim = has_left_trim_marker(self.rest());
+        let after = if trim { TRIM_MARKER_LEN } else { 0 };
+        if self.input[self.pos + after..].starts_with(LEFT_COMMENT) {
+            self.pos += after;
+            self.start = self.pos;
+            return State::Comment;
+        }
+        self.emit(Tok::LeftDelim);
+        self.pos += after;
+        self.start = self.pos;
+        self.paren_depth = 0;
+        State::InsideAction
+    }
+
+    fn lex_comment(&mut self) -> State {
+        self.pos += LEFT_COMMENT.len();
+        let Some(x) = self.rest().find(RIGHT_COMMENT) else {
+            return self.error("unclosed comment".into());
+        };
+        self.pos += x + RIGHT_COMMENT.len();
+        let (delim, trim) = self.at_right_delim();
+        if !delim {
+            return self.error("comment ends before closing delimiter".into());
+        }
+        if trim {
+            self.pos += TRIM_MARKER_LEN;
+        }
+        self.pos += self.right.len();
+        if trim {
+            self.pos += left_trim_len(self.rest());
+        }
+        self.start = self.pos;
+        State::Text
+    }
+
+    fn lex_right_delim(&mut self) -> State {
+        let (_, trim) = self.at_right_delim();
+        if trim {
+            self.pos += TRIM_MARKER_LEN;
+            self.start = self.pos;
+        }
+        self.pos += self.right.len();
+        self.emit(Tok::RightDelim);
+        if trim {
+            self.pos += left_trim_len(self.rest());
+            self.start = self.pos;
+        }
+        State::Text
+    }
+
+    fn lex_inside_action(&mut self) -> State {
+        let (delim, _) = self.at_right_delim();
+        if delim {
+            if self.paren_depth == 0 {
+                return State::RightDelim;
+            }
+            return self.error("unclosed left paren".into());
+        }
+        let Some(r) = self.next() else {
+            return self.error("unclosed action".into());
+        };
+        match r {
+            c if c.is_ascii() && is_space(c as u8) => {
+                self.pos -= 1;
+                return self.lex_space();
+            }
+            '=' => self.emit(Tok::Assign),
+            ':' => {
+                if self.next() != Some('=') {
+                    return self.error("expected :=".into());
+                }
+                self.emit(Tok::Declare);
+            }
+            '|' => self.emit(Tok::Pipe),
+            '"' => return self.lex_quote(),
+            '`' => return self.lex_raw_quote(),
+            '$' => return self.lex_variable(),
+            '\'' => return self.lex_char(),
+            '.' if !matches!(self.rest().as_bytes().first(), Some(b'0'..=b'9')) => {
+                return self.lex_field_or_variable(Tok::Field);
+            }
+            '.' | '+' | '-' | '0'..='9' => {
+                self.pos -= 1;
+                return self.lex_number();
+            }
+            c if is_alnum(c) => {
+                self.pos -= c.len_utf8();
+                return self.lex_identifier();
+            }
+            '(' => {
+                self.paren_depth += 1;
+                self.emit(Tok::LeftParen);
+            }
+            ')' => {
+                self.paren_depth -= 1;
+                if self.paren_depth < 0 {
+                    return self.error("unexpected right paren".into());
+                }
+                self.emit(Tok::RightParen);
+            }
+            c if c.is_ascii() && !c.is_ascii_control() => self.emit(Tok::Char),
+            c => {
+                return self.error(format!("unrecognized character in action: {}", sharp_u(c)));
+            }
+        }
+        State::InsideAction
+    }
+
+    fn lex_space(&mut self) -> State {
+        let mut n = 0;
+        while matches!(self.peek(), Some(c) if c.is_ascii() && is_space(c as u8)) {
+            self.pos += 1;
+            n += 1;
+        }
+        let before = &self.input[self.pos - 1..];
+        if has_right_trim_marker(before) && before[TRIM_MARKER_LEN..].starts_with(self.right) {
+            self.pos -= 1;
+            if n == 1 {
+                return State::RightDelim;
+            }
+        }
+        self.emit(Tok::Space);
+        State::InsideAction
+    }
+
+    fn lex_identifier(&mut self) -> State {
+        while let Some(c) = self.peek() {
+            if !is_alnum(c) {
+                break;
+            }
+            self.pos += c.len_utf8();
+        }
+        if !self.at_terminator() {
+            let c = self.peek().unwrap_or('\0');
+            return self.error(format!("bad character {}", sharp_u(c)));
+        }
+        let word = &self.input[self.start..self.pos];
+        let tok = match word {
+            "block" => Tok::Block,
+            "break" if self.break_ok => Tok::Break,
+            "continue" if self.continue_ok => Tok::Continue,
+            "define" => Tok::Define,
+            "else" => Tok::Else,
+            "end" => Tok::End,
+            "if" => Tok::If,
+            "range" => Tok::Range,
+            "nil" => Tok::Nil,
+            "template" => Tok::Template,
+            "with" => Tok::With,
+            "true" | "false" => Tok::Bool,
+            _ => Tok::Identifier,
+        };
+        self.emit(tok);
+        State::InsideAction
+    }
+
+    fn lex_variable(&mut self) -> State {
+        if self.at_terminator() {
+            self.emit(Tok::Variable);
+            return State::InsideAction;
+        }
+        self.lex_field_or_variable(Tok::Variable)
+    }
+
+    fn lex_field_or_variable(&mut self, tok: Tok) -> State {
+        if self.at_terminator() {
+            self.emit(if tok == Tok::Variable {
+                Tok::Variable
+            } else {
+                Tok::Dot
+            });
+            return State::InsideAction;
+        }
+        while let Some(c) = self.peek() {
+            if !is_alnum(c) {
+                break;
+            }
+            self.pos += c.len_utf8();
+        }
+        if !self.at_terminator() {
+            let c = self.peek().unwrap_or('\0');
+            return self.error(format!("bad character {}", sharp_u(c)));
+        }
+        self.emit(tok);
+        State::InsideAction
+    }
+
+    fn lex_char(&mut self) -> State {
+        loop {
+            match self.next() {
+                Some('\\') => match self.next() {
+                    None | Some('\n') => {
+                        return self.error("unterminated character constant".into());
+                    }
+                    _ => {}
+                },
+                None | Some('\n') => return self.error("unterminated character constant".into()),
+                Some('\'') => break,
+                _ => {}
+            }
+        }
+        self.emit(Tok::CharConstant);
+        State::InsideAction
+    }
+
+    fn lex_quote(&mut self) -> State {
+        loop {
+            match self.next() {
+                Some('\\') => match self.next() {
+                    None | Some('\n') => return self.error("unterminated quoted string".into()),
+                    _ => {}
+                },
+                None | Some('\n') => return self.error("unterminated quoted string".into()),
+                Some('"') => break,
+                _ => {}
+            }
+        }
+        self.emit(Tok::String);
+        State::InsideAction
+    }
+
+    fn lex_raw_quote(&mut self) -> State {
+        let Some(x) = self.rest().find('`') else {
+            return self.error("unterminated raw quoted string".into());
+        };
+        self.pos += x + 1;
+        self.emit(Tok::RawString);
+        State::InsideAction
+    }
+
+    fn lex_number(&mut self) -> State {
+        if !self.scan_number() {
+            let text = self.input[self.start..self.pos].to_string();
+            return self.error(format!("bad number syntax: {}", crate::gofmt::quote(&text)));
+        }
+        if matches!(self.peek(), Some('+' | '-')) {
+            if !self.scan_number() || !self.input[..self.pos].ends_with('i') {
+                let text = self.input[self.start..self.pos].to_string();
+                return self.error(format!("bad number syntax: {}", crate::gofmt::quote(&text)));
+            }
+            self.emit(Tok::Complex);
+            return State::InsideAction;
+        }
+        self.emit(Tok::Number);
+        State::InsideAction
+    }
+
+    fn scan_number(&mut self) -> bool {
+        self.accept("+-");
+        let mut digits = "0123456789_";
+        if self.accept("0") {
+            if self.accept("xX") {
+                digits = "0123456789abcdefABCDEF_";
+            } else if self.accept("oO") {
+                digits = "01234567_";
+            } else if self.accept("bB") {
+                digits = "01_";
+            }
+        }
+        self.accept_run(digits);
+        if self.accept(".") {
+            self.accept_run(digits);
+        }
+        if digits.len() == 11 && self.accept("eE") {
+            self.accept("+-");
+            self.accept_run("0123456789_");
+        }
+        if digits.len() == 23 && self.accept("pP") {
+            self.accept("+-");
+            self.accept_run("0123456789_");
+        }
+        self.accept("i");
+        if let Some(c) = self.peek()
+            && is_alnum(c)
+        {
+            self.pos += c.len_utf8();
+            return false;
+        }
+        true
+    }
+}

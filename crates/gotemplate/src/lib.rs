@@ -1,0 +1,68 @@
+//! Go's `text/template`, with the Sprig functions Helm ships, exact to Go's output and messages.
+//!
+//! No Kubernetes and no Helm objects live here: Helm's semantics (values, `.Files`,
+//! `.Capabilities`, `include`, `tpl`, `toYaml`, `lookup`...) are built on this crate by the tool,
+//! through [`Functions`] (closures receiving a [`Context`]) and [`Object`] (host structs).
+//!
+//! # Use
+//!
+//! ```
+//! use gotemplate::{Functions, Map, MissingKey, Templates, Value};
+//!
+//! let mut set = Templates::new(Functions::sprig());
+//! set.set_missing_key(MissingKey::Zero);
+//! set.parse("a.yaml", r#"{{ define "name" }}{{ .name | upper }}{{ end }}name: {{ template "name" . }}"#)
+//!     .unwrap();
+//! let data: Map = [("name".to_string(), Value::from("web"))].into_iter().collect();
+//! assert_eq!(set.execute("a.yaml", &Value::Map(data)).unwrap(), "name: WEB");
+//! ```
+//!
+//! # The API, in short
+//!
+//! - [`Value`]: nil, bool, int (i64), float (f64), string, list, map, host object. A [`Map`] is
+//!   shared and mutable like a Go map (`set`, `unset`, `merge` change it where every holder sees
+//!   it); [`Value::from_json`] makes every number a float64, as YAML/JSON values are in Helm;
+//!   template literals are ints. `{}` (Display) prints like Go's `fmt.Print`.
+//! - [`Templates`]: a set of associated templates. [`Templates::parse`] adds a named text and
+//!   its `define`s/`block`s; [`Templates::execute`] runs one by name;
+//!   [`Templates::set_missing_key`] is Go's `missingkey` option; clone it for `tpl`.
+//! - [`Functions`]: the function map. [`Functions::sprig`] has Go's built-ins and Sprig
+//!   (without `env`/`expandenv`, as Helm). [`Function::new`] declares a function with Go
+//!   parameter [`Type`]s, so arguments are checked and reported as Go does
+//!   (`wrong type for value; expected string; got int`).
+//! - [`Context`]: what a function receives: [`Context::execute_template`] (for `include`),
+//!   [`Context::execute_text`] (for `tpl`), [`Context::host`] (per-execution host state given to
+//!   [`Templates::execute_with_host`], e.g. Helm's include counter), [`Context::depth`].
+//! - [`Error`]: the whole Go message (`template: NAME:LINE:COL: executing "NAME" at <.x>: ...`),
+//!   with a [`ErrorKind`]; a function returns [`Error::func`] and the executor adds
+//!   `error calling NAME: `. [`ErrorKind::Limit`] errors pass through functions unchanged.
+//! - [`Limits`]: template nesting depth, output size, input size.
+//!
+//! Go's `<no value>`: an action printing a missing value (or a nil one: Go prints both alike)
+//! writes `<no value>`; Helm removes that text from each rendered file afterwards, which is
+//! the tool's business, not the engine's.
+
+mod builtins;
+mod error;
+mod exec;
+mod funcs;
+pub mod gofmt;
+mod lex;
+mod parse;
+pub mod sprig;
+mod template;
+mod value;
+
+pub use error::{Error, ErrorKind};
+pub use funcs::{Context, FuncBody, Function, Functions, Type};
+pub use template::{Limits, MissingKey, Templates};
+pub use value::{Map, Object, Value};
+
+/// Parses `text` as a template named `name` with the Sprig functions and executes it on
+/// `data` (Helm's missing-key behaviour): for quick use and tests.
+pub fn render(name: &str, text: &str, data: &Value) -> Result<String, Error> {
+    let mut set = Templates::new(Functions::sprig());
+    set.set_missing_key(MissingKey::Zero);
+    set.parse(name, text)?;
+    set.execute(name, data)
+}

@@ -1,0 +1,161 @@
+//! A set of associated templates (Go's `*template.Template` and its namespace).
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::error::Error;
+use crate::funcs::Functions;
+use crate::parse::{Tree, parse};
+use crate::value::Value;
+
+/// What a missing map key evaluates to (Go's `Option("missingkey=...")`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MissingKey {
+    /// `missingkey=default` (or `invalid`): no value; printed as `<no value>`.
+    #[default]
+    Default,
+    /// `missingkey=zero`: the map's zero value, a nil `interface{}` (Helm's choice). A nil
+    /// `interface{}` prints as `<no value>` too; fields of it are an error.
+    Zero,
+    /// `missingkey=error`: `map has no entry for key "x"`.
+    Error,
+}
+
+/// Bounds against hostile templates. Reaching one is an [`crate::ErrorKind::Limit`] error.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Nesting of `template` calls and [`crate::Context::execute_template`] (Go: 100000).
+    pub max_depth: usize,
+    /// Bytes one execution may write.
+    pub max_output: usize,
+    /// Bytes of one parsed text.
+    pub max_input: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_depth: 10_000,
+            max_output: 256 << 20,
+            max_input: 64 << 20,
+        }
+    }
+}
+
+/// A set of templates sharing functions and options; `define` and `block` add to it.
+/// Cloning is cheap (parsed trees are shared) and makes an independent set, like Go's `Clone`.
+#[derive(Clone)]
+pub struct Templates {
+    pub(crate) trees: HashMap<String, Arc<Tree>>,
+    pub(crate) funcs: Arc<Functions>,
+    pub(crate) missing_key: MissingKey,
+    pub(crate) limits: Limits,
+}
+
+impl Templates {
+    pub fn new(funcs: Functions) -> Templates {
+        Templates::with_functions(Arc::new(funcs))
+    }
+
+    /// A set with shared functions (build them once, use them for many sets).
+    pub fn with_functions(funcs: Arc<Functions>) -> Templates {
+        Templates {
+            trees: HashMap::new(),
+            funcs,
+            missing_key: MissingKey::Default,
+            limits: Limits::default(),
+        }
+    }
+
+    pub fn set_missing_key(&mut self, m: MissingKey) -> &mut Templates {
+        self.missing_key = m;
+        self
+    }
+
+    pub fn missing_key(&self) -> MissingKey {
+        self.missing_key
+    }
+
+    pub fn set_limits(&mut self, limits: Limits) -> &mut Templates {
+        self.limits = limits;
+        self
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Replaces the functions (Go's `Funcs`): templates parsed before keep working as long as
+    /// the names they use still exist.
+    pub fn set_functions(&mut self, funcs: Arc<Functions>) -> &mut Templates {
+        self.funcs = funcs;
+        self
+    }
+
+    pub fn functions(&self) -> &Arc<Functions> {
+        &self.funcs
+    }
+
+    /// Parses `text` as the template `name`; its `define`s and `block`s join the set. As in Go,
+    /// a definition replaces an earlier one, and a text of only spaces and comments does not
+    /// replace a template that has content.
+    pub fn parse(&mut self, name: &str, text: &str) -> Result<&mut Templates, Error> {
+        if text.len() > self.limits.max_input {
+            return Err(Error::limit(format!(
+                "template: {name}: text of {} bytes is over the limit of {} bytes",
+                text.len(),
+                self.limits.max_input
+            )));
+        }
+        let funcs = self.funcs.clone();
+        let has = |n: &str| funcs.contains(n);
+        let trees = parse(name, text, &has)?;
+        for tree in trees {
+            let empty = crate::exec::is_empty_tree(&tree);
+            match self.trees.get(&tree.name) {
+                Some(old) if empty && !crate::exec::is_empty_tree(old) => {}
+                _ => {
+                    self.trees.insert(tree.name.clone(), Arc::new(tree));
+                }
+            }
+        }
+        Ok(self)
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.trees.contains_key(name)
+    }
+
+    /// The names of the templates, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.trees.keys().cloned().collect();
+        v.sort();
+        v
+    }
+
+    /// Executes the template `name` with `data` as dot (Go's `ExecuteTemplate`).
+    pub fn execute(&self, name: &str, data: &Value) -> Result<String, Error> {
+        crate::exec::execute_root(self, name, data, None)
+    }
+
+    /// Like [`Templates::execute`], with host state that functions reach through
+    /// [`crate::Context::host`] (for example Helm's count of nested `include`s).
+    pub fn execute_with_host(
+        &self,
+        name: &str,
+        data: &Value,
+        host: &mut dyn Any,
+    ) -> Result<String, Error> {
+        crate::exec::execute_root(self, name, data, Some(host))
+    }
+}
+
+impl std::fmt::Debug for Templates {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Templates")
+            .field("templates", &self.names())
+            .field("missing_key", &self.missing_key)
+            .finish()
+    }
+}

@@ -1,0 +1,378 @@
+//! Go's dynamic values as Helm's templates see them.
+//!
+//! Maps are shared and mutable like Go maps (Sprig's `set` changes the map every holder sees);
+//! lists and strings are values. Numbers keep Go's distinction between `int` (template literals,
+//! `len`, Sprig's integer math) and `float64` (every number decoded from YAML or JSON).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::error::Error;
+
+/// A template value.
+#[derive(Clone, Default)]
+pub enum Value {
+    /// Go's untyped `nil` (a nil `interface{}`).
+    #[default]
+    Nil,
+    Bool(bool),
+    /// Go's `int` (also stands for `int64`: both print and compare alike).
+    Int(i64),
+    /// Go's `float64`.
+    Float(f64),
+    String(String),
+    /// Go's `[]interface{}`.
+    List(Arc<Vec<Value>>),
+    /// Go's `map[string]interface{}`: shared and mutable.
+    Map(Map),
+    /// A host object: a Go struct or pointer with fields and methods.
+    Object(Arc<dyn Object>),
+}
+
+/// A Go `map[string]interface{}`: cloning a `Map` shares it, as assigning a Go map does.
+#[derive(Clone, Default)]
+pub struct Map(Arc<RwLock<BTreeMap<String, Value>>>);
+
+impl Map {
+    pub fn new() -> Map {
+        Map::default()
+    }
+
+    pub fn from_btree(map: BTreeMap<String, Value>) -> Map {
+        Map(Arc::new(RwLock::new(map)))
+    }
+
+    /// Read access. Never hold it while executing template code: the template may change the map.
+    pub fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, Value>> {
+        // No code panics while holding the lock, so a poisoned lock still holds a whole map.
+        self.0.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<String, Value>> {
+        self.0.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn get(&self, key: &str) -> Option<Value> {
+        self.read().get(key).cloned()
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.read().contains_key(key)
+    }
+
+    pub fn insert(&self, key: impl Into<String>, value: Value) {
+        self.write().insert(key.into(), value);
+    }
+
+    pub fn remove(&self, key: &str) -> Option<Value> {
+        self.write().remove(key)
+    }
+
+    pub fn len(&self) -> usize {
+        self.read().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.read().is_empty()
+    }
+
+    /// The keys in Go's sorted order.
+    pub fn keys(&self) -> Vec<String> {
+        self.read().keys().cloned().collect()
+    }
+
+    /// A snapshot of the entries in sorted key order, safe to iterate while the map changes.
+    pub fn entries(&self) -> Vec<(String, Value)> {
+        self.read()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    /// Whether both are the same Go map (not merely equal).
+    pub fn ptr_eq(&self, other: &Map) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl FromIterator<(String, Value)> for Map {
+    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Map {
+        Map::from_btree(iter.into_iter().collect())
+    }
+}
+
+impl fmt::Debug for Map {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.read().iter()).finish()
+    }
+}
+
+/// A host object: what a Go struct, or a pointer to one, is to a template.
+///
+/// `.Name` on an object first looks for a method (which receives the arguments of the command),
+/// then for a field; neither is Go's "can't evaluate field Name in type T".
+pub trait Object: Send + Sync {
+    /// Go's type name, as `%T` and error messages print it (for example `*chartutil.Files`).
+    fn type_name(&self) -> String;
+
+    /// A field's value, or `None` when the type has no such field.
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+
+    /// Calls a method; `None` when the type has no such method. An `Err` is reported as
+    /// Go reports a method's error: `error calling NAME: ...`.
+    fn call_method(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, Error>> {
+        None
+    }
+
+    /// Go's `%v` of the object: a `String()` method's result, or a struct's `{field ...}`.
+    fn format(&self) -> String;
+
+    /// The object's value for `toJson`, `toYaml` and deep copies, when it has one.
+    fn to_value(&self) -> Option<Value> {
+        None
+    }
+}
+
+impl Value {
+    pub fn str(s: impl Into<String>) -> Value {
+        Value::String(s.into())
+    }
+
+    pub fn list(items: Vec<Value>) -> Value {
+        Value::List(Arc::new(items))
+    }
+
+    pub fn map(map: Map) -> Value {
+        Value::Map(map)
+    }
+
+    /// Go's truth: false, 0, nil, and empty strings, lists and maps are false.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Value::Nil => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::Float(f) => *f != 0.0,
+            Value::String(s) => !s.is_empty(),
+            Value::List(l) => !l.is_empty(),
+            Value::Map(m) => !m.is_empty(),
+            Value::Object(_) => true,
+        }
+    }
+
+    /// Go's type name of the value (`%T`), as seen through an `interface{}`.
+    pub fn type_name(&self) -> String {
+        match self {
+            Value::Nil => "<nil>".into(),
+            Value::Bool(_) => "bool".into(),
+            Value::Int(_) => "int".into(),
+            Value::Float(_) => "float64".into(),
+            Value::String(_) => "string".into(),
+            Value::List(_) => "[]interface {}".into(),
+            Value::Map(_) => "map[string]interface {}".into(),
+            Value::Object(o) => o.type_name(),
+        }
+    }
+
+    /// Go's reflect kind name (Sprig's `kindOf`).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Value::Nil => "invalid",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float64",
+            Value::String(_) => "string",
+            Value::List(_) => "slice",
+            Value::Map(_) => "map",
+            Value::Object(o) => {
+                if o.type_name().starts_with('*') {
+                    "ptr"
+                } else {
+                    "struct"
+                }
+            }
+        }
+    }
+
+    pub fn is_nil(&self) -> bool {
+        matches!(self, Value::Nil)
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&Map> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_list(&self) -> Option<&[Value]> {
+        match self {
+            Value::List(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// A copy that shares nothing with the original (Sprig's `deepCopy`).
+    pub fn deep_clone(&self) -> Value {
+        match self {
+            Value::List(l) => Value::list(l.iter().map(Value::deep_clone).collect()),
+            Value::Map(m) => Value::Map(
+                m.read()
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.deep_clone()))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
+    /// Go's `reflect.DeepEqual` on the values (an `int` never equals a `float64`).
+    pub fn deep_equal(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Nil, Value::Nil) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a == b,
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::List(a), Value::List(b)) => {
+                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.deep_equal(y))
+            }
+            (Value::Map(a), Value::Map(b)) => {
+                if a.ptr_eq(b) {
+                    return true;
+                }
+                let (a, b) = (a.entries(), b.entries());
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b.iter())
+                        .all(|((ka, va), (kb, vb))| ka == kb && va.deep_equal(vb))
+            }
+            (Value::Object(a), Value::Object(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// From JSON, as Go's `encoding/json` decodes into `interface{}`: every number a `float64`.
+    pub fn from_json(json: &serde_json::Value) -> Value {
+        match json {
+            serde_json::Value::Null => Value::Nil,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
+            serde_json::Value::String(s) => Value::String(s.clone()),
+            serde_json::Value::Array(a) => Value::list(a.iter().map(Value::from_json).collect()),
+            serde_json::Value::Object(o) => Value::Map(
+                o.iter()
+                    .map(|(k, v)| (k.clone(), Value::from_json(v)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// To JSON; host objects become their [`Object::to_value`] or `null`. Non-finite floats
+    /// (which Go's encoder refuses) become `null`.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Value::Nil => serde_json::Value::Null,
+            Value::Bool(b) => serde_json::Value::Bool(*b),
+            Value::Int(i) => serde_json::Value::from(*i),
+            Value::Float(f) => serde_json::Number::from_f64(*f)
+                .map(serde_json::Value::Number)
+                .unwrap_or(serde_json::Value::Null),
+            Value::String(s) => serde_json::Value::String(s.clone()),
+            Value::List(l) => serde_json::Value::Array(l.iter().map(Value::to_json).collect()),
+            Value::Map(m) => serde_json::Value::Object(
+                m.read()
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_json()))
+                    .collect(),
+            ),
+            Value::Object(o) => o
+                .to_value()
+                .map(|v| v.to_json())
+                .unwrap_or(serde_json::Value::Null),
+        }
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Nil => write!(f, "nil"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Float(x) => write!(f, "{x:?}"),
+            Value::String(s) => write!(f, "{s:?}"),
+            Value::List(l) => f.debug_list().entries(l.iter()).finish(),
+            Value::Map(m) => m.fmt(f),
+            Value::Object(o) => write!(f, "{}({})", o.type_name(), o.format()),
+        }
+    }
+}
+
+/// `{}` prints the value as Go's `fmt.Print` does (`%v`).
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::gofmt::sprint_value(self))
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+impl From<i64> for Value {
+    fn from(i: i64) -> Value {
+        Value::Int(i)
+    }
+}
+impl From<i32> for Value {
+    fn from(i: i32) -> Value {
+        Value::Int(i64::from(i))
+    }
+}
+impl From<usize> for Value {
+    fn from(i: usize) -> Value {
+        Value::Int(i64::try_from(i).unwrap_or(i64::MAX))
+    }
+}
+impl From<f64> for Value {
+    fn from(f: f64) -> Value {
+        Value::Float(f)
+    }
+}
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::String(s.to_string())
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::String(s)
+    }
+}
+impl From<Vec<Value>> for Value {
+    fn from(l: Vec<Value>) -> Value {
+        Value::list(l)
+    }
+}
+impl From<Map> for Value {
+    fn from(m: Map) -> Value {
+        Value::Map(m)
+    }
+}
+impl From<&serde_json::Value> for Value {
+    fn from(j: &serde_json::Value) -> Value {
+        Value::from_json(j)
+    }
+}
