@@ -108,7 +108,7 @@ pub struct TemplateArgs {
 
     /// Version of a remote CHART: exact (2.9.1) or a constraint (~2.9) [default: the newest release]
     #[arg(long, value_name = "VERSION", requires = "chart")]
-    pub version: Option<String>,
+    pub chart_version: Option<String>,
 
     /// Chart repository URL to find CHART in, like `helm template --repo`
     #[arg(long, value_name = "URL", requires = "chart")]

@@ -14,9 +14,9 @@ use crate::render::capabilities::{Capabilities, KubeVersion};
 use crate::render::glob::path_match;
 use crate::render::manifests::split_documents;
 use crate::render::release::{self, Options};
+use crate::render::strvals;
 use crate::render::tree::ChartNode;
 use crate::render::values::{self, Values};
-use crate::render::strvals;
 use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: TemplateArgs) -> anyhow::Result<()> {
@@ -31,7 +31,7 @@ pub fn run(ui: &Ui, args: TemplateArgs) -> anyhow::Result<()> {
     let output = match &args.chart {
         Some(reference) => {
             let remote = ChartSourceArgs {
-                helm_chart_version: args.version.clone(),
+                helm_chart_version: args.chart_version.clone(),
                 helm_chart_repo: args.repo.clone(),
                 plain_http: args.plain_http,
             };
@@ -109,7 +109,9 @@ fn show_only(output: &str, patterns: &[String]) -> anyhow::Result<String> {
             }
         }
         if !found {
-            return Err(UsageError::new(format!("could not find template {pattern} in chart")).into());
+            return Err(
+                UsageError::new(format!("could not find template {pattern} in chart")).into(),
+            );
         }
     }
     Ok(out)
@@ -145,8 +147,12 @@ fn render_project(
     let watches_path = root.join("watches.yaml");
     let text = std::fs::read_to_string(&watches_path)
         .with_context(|| format!("cannot read {}", watches_path.display()))?;
-    let watches: Vec<Watch> = crate::yaml::from_str(&text)
-        .map_err(|e| anyhow::anyhow!("{} is not a valid watches file: {e}", watches_path.display()))?;
+    let watches: Vec<Watch> = crate::yaml::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{} is not a valid watches file: {e}",
+            watches_path.display()
+        )
+    })?;
     let given = args.cr.as_ref().map(|p| read_cr(p)).transpose()?;
     let mut out = String::new();
     let mut rendered_any = false;
@@ -212,11 +218,20 @@ struct CustomResource {
 }
 
 fn read_cr(path: &PathBuf) -> anyhow::Result<CustomResource> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| usage(format!("cannot read custom resource {}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        usage(format!(
+            "cannot read custom resource {}: {e}",
+            path.display()
+        ))
+    })?;
     let value: serde_json::Value = crate::yaml::from_str(&text)
         .map_err(|e| usage(format!("{} is not YAML: {e}", path.display())))?;
-    let text_at = |pointer: &str| value.pointer(pointer).and_then(|v| v.as_str()).map(str::to_string);
+    let text_at = |pointer: &str| {
+        value
+            .pointer(pointer)
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+    };
     let name = text_at("/metadata/name").ok_or_else(|| {
         usage(format!(
             "custom resource {} has no metadata.name, which becomes the release name",

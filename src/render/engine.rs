@@ -59,7 +59,10 @@ pub fn render(
     lookup: Arc<dyn Lookup>,
 ) -> Result<BTreeMap<String, String>, RenderError> {
     let top = Map::new();
-    top.insert("Values", to_engine(&serde_json::Value::Object(values.clone())));
+    top.insert(
+        "Values",
+        to_engine(&serde_json::Value::Object(values.clone())),
+    );
     let mut templates = BTreeMap::new();
     let release = release.object();
     let capabilities = Value::Object(Arc::new(CapabilitiesObject(Arc::new(capabilities.clone()))));
@@ -121,7 +124,9 @@ fn collect(
     scope.insert("Capabilities", capabilities.clone());
     scope.insert("Subcharts", Value::Map(subcharts.clone()));
     let chart_values = if is_root {
-        parent_scope.get("Values").unwrap_or_else(|| Value::Map(Map::new()))
+        parent_scope
+            .get("Values")
+            .unwrap_or_else(|| Value::Map(Map::new()))
     } else {
         // A subchart sees its parent's `.Values.<name>`, the same map (changes are shared).
         match parent_scope.get("Values") {

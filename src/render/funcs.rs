@@ -55,7 +55,10 @@ pub fn helm_functions(lookup: Arc<dyn Lookup>) -> Functions {
     f.remove("env");
     f.remove("expandenv");
 
-    f.insert("include", Function::new(&[Type::String, Type::Any], include));
+    f.insert(
+        "include",
+        Function::new(&[Type::String, Type::Any], include),
+    );
     f.insert("tpl", Function::new(&[Type::String, Type::Any], tpl));
     f.insert(
         "required",
@@ -112,7 +115,9 @@ pub fn helm_functions(lookup: Arc<dyn Lookup>) -> Functions {
     f.insert(
         "toJson",
         Function::new(&[Type::Any], |_, args| {
-            Ok(Value::String(go_json::marshal(&args[0]).unwrap_or_default()))
+            Ok(Value::String(
+                go_json::marshal(&args[0]).unwrap_or_default(),
+            ))
         }),
     );
     f.insert(
@@ -130,7 +135,9 @@ pub fn helm_functions(lookup: Arc<dyn Lookup>) -> Functions {
                 Ok(serde_json::Value::Object(map)) => {
                     to_engine(&values::as_go_values(serde_json::Value::Object(map)))
                 }
-                Ok(_) => error_map("json: cannot unmarshal into Go value of type map[string]interface {}"),
+                Ok(_) => error_map(
+                    "json: cannot unmarshal into Go value of type map[string]interface {}",
+                ),
                 Err(e) => error_map(&e.to_string()),
             })
         }),

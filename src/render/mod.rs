@@ -5,9 +5,14 @@
 
 pub mod capabilities;
 pub mod dependencies;
+pub mod engine;
+pub mod funcs;
 pub mod glob;
+pub mod go_json;
 pub mod go_yaml;
 pub mod manifests;
+pub mod objects;
+pub mod release;
 pub mod schema;
 pub mod strvals;
 pub mod tree;

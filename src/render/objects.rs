@@ -53,7 +53,9 @@ impl Files {
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
         match yaml_node(&Value::Map(map)) {
-            Some(node) => go_yaml::emit(&node.sorted()).trim_end_matches('\n').to_string(),
+            Some(node) => go_yaml::emit(&node.sorted())
+                .trim_end_matches('\n')
+                .to_string(),
             None => String::new(),
         }
     }
@@ -93,27 +95,23 @@ impl Object for Files {
         let result = match name {
             "Get" => string_arg(name, args, 0).map(|p| Value::String(self.get(&p))),
             "GetBytes" => string_arg(name, args, 0).map(|p| Value::String(self.get(&p))),
-            "Glob" => {
-                string_arg(name, args, 0).map(|p| Value::Object(Arc::new(self.glob(&p))))
-            }
+            "Glob" => string_arg(name, args, 0).map(|p| Value::Object(Arc::new(self.glob(&p)))),
             "Lines" => string_arg(name, args, 0).map(|p| Value::list(self.lines(&p))),
             "AsConfig" => Ok(Value::String(
                 self.as_yaml(|b| String::from_utf8_lossy(b).into_owned()),
             )),
-            "AsSecrets" => Ok(Value::String(self.as_yaml(|b| {
-                base64::engine::general_purpose::STANDARD.encode(b)
-            }))),
+            "AsSecrets" => {
+                Ok(Value::String(self.as_yaml(|b| {
+                    base64::engine::general_purpose::STANDARD.encode(b)
+                })))
+            }
             _ => return None,
         };
         Some(result)
     }
 
     fn format(&self) -> String {
-        let entries: Vec<String> = self
-            .0
-            .iter()
-            .map(|(k, v)| format!("{k}:{v:?}"))
-            .collect();
+        let entries: Vec<String> = self.0.iter().map(|(k, v)| format!("{k}:{v:?}")).collect();
         format!("map[{}]", entries.join(" "))
     }
 
@@ -121,7 +119,12 @@ impl Object for Files {
         Some(Value::Map(
             self.0
                 .iter()
-                .map(|(k, v)| (k.clone(), Value::String(String::from_utf8_lossy(v).into_owned())))
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        Value::String(String::from_utf8_lossy(v).into_owned()),
+                    )
+                })
                 .collect(),
         ))
     }
@@ -219,9 +222,9 @@ impl Object for ApiVersions {
 
     fn call_method(&self, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
         match name {
-            "Has" => Some(
-                string_arg(name, args, 0).map(|v| Value::Bool(self.0.iter().any(|x| *x == v))),
-            ),
+            "Has" => {
+                Some(string_arg(name, args, 0).map(|v| Value::Bool(self.0.iter().any(|x| *x == v))))
+            }
             _ => None,
         }
     }

@@ -17,13 +17,15 @@ use super::{dependencies, schema};
 
 #[derive(Debug, Error)]
 pub enum ReleaseError {
-    #[error("{0}")]
+    #[error(transparent)]
     Render(#[from] engine::RenderError),
     #[error(
         "values don't meet the specifications of the schema(s) in the following chart(s):\n{0}"
     )]
     Schema(String),
-    #[error("chart requires kubeVersion: {required} which is incompatible with Kubernetes {actual}")]
+    #[error(
+        "chart requires kubeVersion: {required} which is incompatible with Kubernetes {actual}"
+    )]
     KubeVersion { required: String, actual: String },
     #[error(transparent)]
     Manifest(#[from] manifests::ManifestError),
@@ -83,7 +85,7 @@ pub fn render(
     let values = values::coalesce_values(&chart, user, &mut warnings);
     schema::validate(&chart, &values).map_err(ReleaseError::Schema)?;
     check_kube_version(&chart, &options.capabilities)?;
-    let mut templates = engine::render(
+    let templates = engine::render(
         &chart,
         &values,
         &options.release,
@@ -119,7 +121,11 @@ fn check_kube_version(chart: &ChartNode, caps: &Capabilities) -> Result<(), Rele
     if required.is_empty() {
         return Ok(());
     }
-    let actual = caps.kube_version.normalized.trim_start_matches('v').to_string();
+    let actual = caps
+        .kube_version
+        .normalized
+        .trim_start_matches('v')
+        .to_string();
     // Only a constraint this tool understands can refuse a chart; Helm's own parser accepts
     // a few spellings more, and refusing what Helm installs would be worse than not checking.
     if let Ok(spec) = crate::chart::version::VersionSpec::parse(Some(required))

@@ -59,7 +59,10 @@ fn validate_one(schema: &[u8], values: &Values) -> Result<(), String> {
         .iter_errors(&instance)
         .map(|e| {
             let at = e.instance_path().to_string();
-            format!("- at '{at}': {}", message(e.kind(), e.instance(), &e.to_string()))
+            format!(
+                "- at '{at}': {}",
+                message(e.kind(), e.instance(), &e.to_string())
+            )
         })
         .collect();
     if lines.is_empty() {
@@ -161,7 +164,10 @@ mod tests {
         let err = validate_one(schema, &values).unwrap_err();
         assert!(err.contains("- at '': missing property 'must'"), "{err}");
         assert!(err.contains("- at '/n': got string, want integer"), "{err}");
-        assert!(err.contains("- at '/e': value must be one of 'a', 'b'"), "{err}");
+        assert!(
+            err.contains("- at '/e': value must be one of 'a', 'b'"),
+            "{err}"
+        );
         let values = crate::render::values::from_yaml("must: 1\nn: 2\n").unwrap();
         assert_eq!(
             validate_one(schema, &values).unwrap_err(),
