@@ -69,7 +69,7 @@ fn engine_render(text: &str, data: &Value) -> Result<String, String> {
         }),
     );
     let mut set = Templates::new(funcs);
-    set.set_missing_key(MissingKey::Zero);
+    set.set_name("gotpl").set_missing_key(MissingKey::Zero);
     set.parse(TEMPLATE, text)
         .map_err(|e| helm_error(&e.message))?;
     set.execute(TEMPLATE, data)
@@ -78,29 +78,59 @@ fn engine_render(text: &str, data: &Value) -> Result<String, String> {
 }
 
 /// Helm 4's presentation of Go's template errors, as observed from the oracle: parse errors
-/// become `parse error at (LOC): MSG`; execution errors other than a function's are split
-/// over three lines; a function's error (`error calling ...`) stays as Go wrote it.
+/// become `parse error at (LOC): MSG`; `fail` becomes `execution error at (LOC): MSG`; an
+/// execution error is shown as a trace, one `LOC / executing ... / MSG` block per nested
+/// template, unless its innermost cause is a function's plain error, which Helm leaves as Go
+/// wrote it.
 fn helm_error(go: &str) -> String {
-    if let Some(rest) = go.strip_prefix("template: ") {
+    let Some(rest) = go.strip_prefix("template: ") else {
+        return go.to_string();
+    };
+    if !rest.contains(": executing ") {
         let tokens: Vec<&str> = go.split(": ").collect();
-        if !rest.contains(": executing ") {
-            if tokens.len() > 1 {
-                return format!(
-                    "parse error at ({}): {}",
-                    tokens[1],
-                    tokens[tokens.len() - 1]
-                );
-            }
-            return go.to_string();
+        if tokens.len() > 1 {
+            return format!(
+                "parse error at ({}): {}",
+                tokens[1],
+                tokens[tokens.len() - 1]
+            );
         }
-        let (loc, rest) = rest.split_once(": executing ").unwrap();
-        if let Some((at, msg)) = rest.split_once(">: ") {
-            if !msg.starts_with("error calling ") {
-                return format!("{loc}\n  executing {at}>:\n    {msg}");
+        return go.to_string();
+    }
+    let outer_loc = rest.split(": ").next().unwrap_or_default();
+    if let Some(i) = go.rfind("error calling fail: ") {
+        let msg = &go[i + "error calling fail: ".len()..];
+        return format!("execution error at ({outer_loc}): {msg}");
+    }
+    let mut blocks: Vec<String> = Vec::new();
+    let mut cur = rest;
+    loop {
+        let Some((loc, after)) = cur.split_once(": executing ") else {
+            blocks.push(format!("template: {cur}"));
+            break;
+        };
+        let Some((at, msg)) = after.split_once(">: ") else {
+            return go.to_string();
+        };
+        let head = format!("{loc}\n  executing {at}>:\n    ");
+        if let Some(called) = msg.strip_prefix("error calling ") {
+            let Some((fname, inner)) = called.split_once(": ") else {
+                return go.to_string();
+            };
+            match inner.strip_prefix("template: ") {
+                Some(next) => {
+                    blocks.push(format!("{head}error calling {fname}:"));
+                    cur = next;
+                }
+                None => return go.to_string(),
             }
+        } else {
+            blocks.push(format!("{head}{msg}"));
+            break;
         }
     }
-    go.to_string()
+    blocks.dedup();
+    blocks.join("\n").trim().to_string()
 }
 
 fn data(values: &serde_json::Value) -> Value {

@@ -132,7 +132,7 @@ fn execute_named(
             format!(
                 "template: no template {} associated with template {}",
                 gofmt::quote(name),
-                gofmt::quote(name)
+                gofmt::quote(&set.name)
             )
         };
         return Err(Error::exec(msg));
@@ -230,11 +230,7 @@ impl State<'_, '_> {
                     return Err(self.err_at(
                         *pos,
                         &node.describe(),
-                        format!(
-                            "template: no template {} associated with template {}",
-                            gofmt::quote(name),
-                            gofmt::quote(&self.tree.name)
-                        ),
+                        format!("template {} not defined", gofmt::quote(name)),
                     ));
                 }
                 if self.shared.depth >= self.set.limits.max_depth {
@@ -314,9 +310,10 @@ impl State<'_, '_> {
             }
             Some(Value::Int(n)) => {
                 if ndecl > 1 {
+                    let (pos, ctx) = b.pipe.last_node();
                     return Err(self.err_at(
-                        b.pos,
-                        &node.describe(),
+                        pos,
+                        &ctx,
                         format!("can't use {n} to iterate over more than one variable"),
                     ));
                 }
@@ -326,9 +323,10 @@ impl State<'_, '_> {
             }
             Some(Value::Nil) => {}
             Some(other) => {
+                let (pos, ctx) = b.pipe.last_node();
                 return Err(self.err_at(
-                    b.pos,
-                    &node.describe(),
+                    pos,
+                    &ctx,
                     format!("range can't iterate over {}", gofmt::sprint_value(other)),
                 ));
             }

@@ -175,6 +175,28 @@ impl Arg {
     }
 }
 
+impl Pipe {
+    /// The node Go's executor was last "at" after evaluating this pipeline without error:
+    /// error messages about its value (range, if) name it.
+    pub fn last_node(&self) -> (usize, String) {
+        let Some(cmd) = self.cmds.last() else {
+            return (self.pos, String::new());
+        };
+        let first = &cmd.args[0];
+        match first {
+            Arg::Identifier { .. } if cmd.args.len() > 1 => {
+                let last = &cmd.args[cmd.args.len() - 1];
+                match last {
+                    Arg::Pipe(p) => p.last_node(),
+                    a => (a.pos(), a.describe()),
+                }
+            }
+            Arg::Pipe(p) => p.last_node(),
+            a => (a.pos(), a.describe()),
+        }
+    }
+}
+
 impl Command {
     fn write(&self, out: &mut String) {
         for (i, a) in self.args.iter().enumerate() {
@@ -987,7 +1009,7 @@ fn parse_number(text: &str, tok: Tok) -> Result<Number, String> {
         n.float = Some(u as f64);
     } else if let Some(f) = parse_go_float(text) {
         if !text.contains(['.', 'e', 'E', 'p', 'P']) {
-            return Err(format!("integer overflow: {text}"));
+            return Err(format!("integer overflow: {}", crate::gofmt::quote(text)));
         }
         n.float = Some(f);
         if f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64 {

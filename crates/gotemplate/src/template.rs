@@ -47,6 +47,8 @@ impl Default for Limits {
 /// Cloning is cheap (parsed trees are shared) and makes an independent set, like Go's `Clone`.
 #[derive(Clone)]
 pub struct Templates {
+    /// The set's own name (Go's root template name, "gotpl" in Helm), used in messages.
+    pub(crate) name: String,
     pub(crate) trees: HashMap<String, Arc<Tree>>,
     pub(crate) funcs: Arc<Functions>,
     pub(crate) missing_key: MissingKey,
@@ -61,11 +63,23 @@ impl Templates {
     /// A set with shared functions (build them once, use them for many sets).
     pub fn with_functions(funcs: Arc<Functions>) -> Templates {
         Templates {
+            name: String::new(),
             trees: HashMap::new(),
             funcs,
             missing_key: MissingKey::Default,
             limits: Limits::default(),
         }
+    }
+
+    /// Names the set (Go's `template.New(name)`): messages about templates missing from the
+    /// set name it, as Go does (Helm's set is "gotpl").
+    pub fn set_name(&mut self, name: &str) -> &mut Templates {
+        self.name = name.to_string();
+        self
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     pub fn set_missing_key(&mut self, m: MissingKey) -> &mut Templates {

@@ -1,5 +1,53 @@
-//! The Sprig functions that Helm ships, with Sprig's semantics (Masterminds/sprig v3).
+//! The Sprig functions that Helm ships (Masterminds/sprig v3), with Sprig's semantics: its
+//! lenient conversions (spf13/cast), its argument orders, and its panics turned into errors
+//! with Go's runtime messages. Helm removes `env` and `expandenv`; so do we.
 
-use crate::funcs::Functions;
+mod conv;
+mod crypto;
+mod dates;
+mod dicts;
+mod encoding;
+mod lists;
+mod math;
+mod paths;
+mod reflection;
+mod regex;
+mod semver;
+mod strings;
 
-pub(crate) fn register(_f: &mut Functions) {}
+use crate::error::Error;
+use crate::funcs::{Context, Function, Functions, Type};
+use crate::value::Value;
+
+pub use conv::{strval, to_f64, to_i64};
+
+type Body = fn(&mut Context<'_, '_>, &[Value]) -> Result<Value, Error>;
+
+/// Adds `name` with fixed parameters.
+pub(crate) fn fixed(f: &mut Functions, name: &str, params: &[Type], body: Body) {
+    f.insert(name, Function::new(params, body));
+}
+
+/// Adds `name` with fixed parameters and a variadic tail.
+pub(crate) fn var(f: &mut Functions, name: &str, params: &[Type], rest: Type, body: Body) {
+    f.insert(name, Function::variadic(params, rest, body));
+}
+
+/// A Go runtime panic inside a function, as the template engine reports it.
+pub(crate) fn panic_err(msg: impl Into<String>) -> Error {
+    Error::func(msg)
+}
+
+pub(crate) fn register(f: &mut Functions) {
+    strings::register(f);
+    lists::register(f);
+    dicts::register(f);
+    math::register(f);
+    encoding::register(f);
+    reflection::register(f);
+    paths::register(f);
+    regex::register(f);
+    semver::register(f);
+    dates::register(f);
+    crypto::register(f);
+}

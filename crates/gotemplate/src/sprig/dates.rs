@@ -1,0 +1,5 @@
+//! Sprig's date functions (Go's layouts).
+
+use crate::funcs::Functions;
+
+pub(super) fn register(_f: &mut Functions) {}

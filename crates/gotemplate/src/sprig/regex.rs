@@ -1,0 +1,125 @@
+//! Sprig's regular expressions (Go's RE2 syntax; the `regex` crate implements the same family).
+
+use super::conv::str_list;
+use super::{fixed, panic_err};
+use crate::error::Error;
+use crate::funcs::{Functions, Type};
+use crate::value::Value;
+
+use Type::{Int, String as Str};
+
+fn s(a: &Value) -> &str {
+    a.as_str().unwrap_or("")
+}
+
+fn n(a: &Value) -> i64 {
+    match a {
+        Value::Int(i) => *i,
+        _ => 0,
+    }
+}
+
+fn compile(re: &str) -> Result<regex::Regex, Error> {
+    regex::RegexBuilder::new(re)
+        .size_limit(32 << 20)
+        .build()
+        .map_err(|e| panic_err(format!("regexp: Compile({}): {e}", crate::gofmt::quote(re))))
+}
+
+fn find_all(re: &regex::Regex, text: &str, n: i64) -> Vec<String> {
+    let it = re.find_iter(text).map(|m| m.as_str().to_string());
+    if n < 0 {
+        it.collect()
+    } else {
+        it.take(n as usize).collect()
+    }
+}
+
+/// Go's `Regexp.Split`.
+fn split(re: &regex::Regex, text: &str, n: i64) -> Vec<String> {
+    if n == 0 {
+        return Vec::new();
+    }
+    if !re.as_str().is_empty() && text.is_empty() {
+        return vec![String::new()];
+    }
+    let matches: Vec<(usize, usize)> = re
+        .find_iter(text)
+        .map(|m| (m.start(), m.end()))
+        .take(if n > 0 { n as usize } else { usize::MAX })
+        .collect();
+    let mut out = Vec::new();
+    let (mut beg, mut end) = (0usize, 0usize);
+    for (a, b) in matches {
+        if n > 0 && out.len() as i64 == n - 1 {
+            break;
+        }
+        end = a;
+        if b != 0 {
+            out.push(text[beg..end].to_string());
+        }
+        beg = b;
+    }
+    if end != text.len() {
+        out.push(text[beg..].to_string());
+    }
+    out
+}
+
+/// Go's template expansion (`$1`, `${name}`) mapped onto the regex crate's, which is the same.
+fn replace_all(re: &regex::Regex, text: &str, repl: &str) -> String {
+    re.replace_all(text, repl).into_owned()
+}
+
+pub(super) fn register(f: &mut Functions) {
+    fixed(f, "regexMatch", &[Str, Str], |_, a| {
+        Ok(Value::Bool(
+            compile(s(&a[0])).is_ok_and(|re| re.is_match(s(&a[1]))),
+        ))
+    });
+    fixed(f, "mustRegexMatch", &[Str, Str], |_, a| {
+        Ok(Value::Bool(compile(s(&a[0]))?.is_match(s(&a[1]))))
+    });
+    for name in ["regexFindAll", "mustRegexFindAll"] {
+        fixed(f, name, &[Str, Str, Int], |_, a| {
+            Ok(str_list(find_all(&compile(s(&a[0]))?, s(&a[1]), n(&a[2]))))
+        });
+    }
+    for name in ["regexFind", "mustRegexFind"] {
+        fixed(f, name, &[Str, Str], |_, a| {
+            Ok(compile(s(&a[0]))?
+                .find(s(&a[1]))
+                .map(|m| m.as_str().to_string())
+                .unwrap_or_default()
+                .into())
+        });
+    }
+    for name in ["regexReplaceAll", "mustRegexReplaceAll"] {
+        fixed(f, name, &[Str, Str, Str], |_, a| {
+            Ok(replace_all(&compile(s(&a[0]))?, s(&a[1]), s(&a[2])).into())
+        });
+    }
+    for name in ["regexReplaceAllLiteral", "mustRegexReplaceAllLiteral"] {
+        fixed(f, name, &[Str, Str, Str], |_, a| {
+            Ok(compile(s(&a[0]))?
+                .replace_all(s(&a[1]), regex::NoExpand(s(&a[2])))
+                .into_owned()
+                .into())
+        });
+    }
+    for name in ["regexSplit", "mustRegexSplit"] {
+        fixed(f, name, &[Str, Str, Int], |_, a| {
+            Ok(str_list(split(&compile(s(&a[0]))?, s(&a[1]), n(&a[2]))))
+        });
+    }
+    fixed(f, "regexQuoteMeta", &[Str], |_, a| {
+        let mut out = String::new();
+        for c in s(&a[0]).chars() {
+            if "\\.+*?()|[]{}^$".contains(c) {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        Ok(out.into())
+    });
+}
