@@ -293,3 +293,77 @@ fn every_shared_chart_renders_as_helm_renders_it() {
         "operator-rs renders differently from Helm:\n{report}"
     );
 }
+
+/// `--set` expressions, parsed by Helm's strvals (through the oracle's library) and by ours.
+#[test]
+fn set_values_parse_as_helm_parses_them() {
+    let venv = std::env::var_os("OPERATOR_RS_TEST_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv"));
+    let python = venv.join("bin/python");
+    if HelmOracle::start().is_none() {
+        return;
+    }
+    let expressions = [
+        "a=b",
+        "a.b.c=d,e=f",
+        "n=10,z=0,o=007,neg=-3,big=99999999999999999999,f=1.5",
+        "t=true,T=TRUE,fa=False,nul=null,NuLL=NULL",
+        "list[0]=a,list[2]=c",
+        "list[0].name=x,list[0].value=y,list[1].name=z",
+        "m[0][1]=x",
+        "l={a,b,c}",
+        "l={}",
+        r"a\.b=c\,d",
+        r"path=C:\\dir",
+        "name=",
+        "a=b,c",
+        "a",
+        "a.b=1,a.c=2,a.b=3",
+        "ann.example\\.com/x=y",
+        "list[0]=a,list[0]=b",
+        "x[-1]=a",
+        "x[z]=a",
+        "a={b,c},d=e",
+        "emoji=héllo wörld",
+        "spaces=a b c",
+        "eq=a=b",
+    ];
+    let script = "import json,sys\nimport helm_python as h\nout=[]\nfor e in json.load(sys.stdin):\n    try:\n        out.append({'ok': h.parse_set_string(e)})\n    except Exception as x:\n        out.append({'err': str(x)})\nprint(json.dumps(out))\n";
+    let mut child = std::process::Command::new(python)
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(serde_json::to_string(&expressions).unwrap().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let answers: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap();
+    let mut report = String::new();
+    let mut different = 0;
+    for (expression, helm) in expressions.iter().zip(answers) {
+        let mut ours = values::Values::new();
+        let ours = operator_rs::render::strvals::parse_into(expression, &mut ours)
+            .map(|()| serde_json::Value::Object(ours));
+        let same = match (&helm.get("ok"), &ours) {
+            (Some(h), Ok(o)) => *h == o,
+            (None, Err(_)) => true,
+            _ => false,
+        };
+        if !same {
+            different += 1;
+        }
+        report.push_str(&format!(
+            "{expression:?}: {}\n  helm: {helm}\n  ours: {ours:?}\n",
+            if same { "same" } else { "DIFFERENT" }
+        ));
+    }
+    println!("{report}");
+    assert_eq!(different, 0, "--set parses differently from Helm:\n{report}");
+}
