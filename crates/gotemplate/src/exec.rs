@@ -220,7 +220,7 @@ impl State<'_, '_> {
             }
             Node::If(b) => return self.walk_if_with(dot, b, false),
             Node::With(b) => return self.walk_if_with(dot, b, true),
-            Node::Range(b) => return self.walk_range(dot, b, node),
+            Node::Range(b) => return self.walk_range(dot, b),
             Node::Template { pos, name, pipe } => {
                 let data = match pipe {
                     Some(p) => self.eval_pipeline(dot, p)?,
@@ -284,16 +284,16 @@ impl State<'_, '_> {
         r
     }
 
-    fn walk_range(&mut self, dot: &Ev, b: &Branch, node: &Node) -> R<Flow> {
+    fn walk_range(&mut self, dot: &Ev, b: &Branch) -> R<Flow> {
         let mark = self.vars.len();
         let v = self.eval_pipeline(dot, &b.pipe)?;
         // The range variables were pushed by the pipeline's declarations; iterations set them.
-        let r = self.range_over(dot, b, node, v, mark);
+        let r = self.range_over(dot, b, v, mark);
         self.vars.truncate(mark);
         r.map(|_| Flow::Normal)
     }
 
-    fn range_over(&mut self, dot: &Ev, b: &Branch, node: &Node, v: Ev, mark: usize) -> R<()> {
+    fn range_over(&mut self, dot: &Ev, b: &Branch, v: Ev, mark: usize) -> R<()> {
         let ndecl = b.pipe.decl.len();
         let mut items: Vec<(Value, Ev)> = Vec::new();
         match &v.val {

@@ -42,7 +42,6 @@ pub(crate) enum Node {
 
 #[derive(Debug)]
 pub(crate) struct Branch {
-    pub pos: usize,
     pub pipe: Pipe,
     pub list: List,
     pub else_list: Option<List>,
@@ -684,7 +683,6 @@ impl Parser<'_> {
         }
         self.vars.truncate(mark);
         Ok(Branch {
-            pos: pipe.pos,
             pipe,
             list,
             else_list,

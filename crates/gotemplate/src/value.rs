@@ -31,8 +31,16 @@ pub enum Value {
 }
 
 /// A Go `map[string]interface{}`: cloning a `Map` shares it, as assigning a Go map does.
+/// A map may carry the name of a Go named map type (Helm's `.Values` is `common.Values`), which
+/// `%T`, `typeOf` and Go's type assertions see.
 #[derive(Clone, Default)]
-pub struct Map(Arc<RwLock<BTreeMap<String, Value>>>);
+pub struct Map(Arc<MapInner>);
+
+#[derive(Default)]
+struct MapInner {
+    type_name: Option<String>,
+    map: RwLock<BTreeMap<String, Value>>,
+}
 
 impl Map {
     pub fn new() -> Map {
@@ -40,17 +48,33 @@ impl Map {
     }
 
     pub fn from_btree(map: BTreeMap<String, Value>) -> Map {
-        Map(Arc::new(RwLock::new(map)))
+        Map(Arc::new(MapInner {
+            type_name: None,
+            map: RwLock::new(map),
+        }))
+    }
+
+    /// A map of a named Go map type, e.g. `common.Values`.
+    pub fn named(type_name: &str, map: BTreeMap<String, Value>) -> Map {
+        Map(Arc::new(MapInner {
+            type_name: Some(type_name.to_string()),
+            map: RwLock::new(map),
+        }))
+    }
+
+    /// The Go named type of the map, if it has one.
+    pub fn type_name(&self) -> Option<&str> {
+        self.0.type_name.as_deref()
     }
 
     /// Read access. Never hold it while executing template code: the template may change the map.
     pub fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, Value>> {
         // No code panics while holding the lock, so a poisoned lock still holds a whole map.
-        self.0.read().unwrap_or_else(|e| e.into_inner())
+        self.0.map.read().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<String, Value>> {
-        self.0.write().unwrap_or_else(|e| e.into_inner())
+        self.0.map.write().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn get(&self, key: &str) -> Option<Value> {
@@ -172,7 +196,10 @@ impl Value {
             Value::Float(_) => "float64".into(),
             Value::String(_) => "string".into(),
             Value::List(_) => "[]interface {}".into(),
-            Value::Map(_) => "map[string]interface {}".into(),
+            Value::Map(m) => m
+                .type_name()
+                .unwrap_or("map[string]interface {}")
+                .to_string(),
             Value::Object(o) => o.type_name(),
         }
     }
@@ -226,12 +253,17 @@ impl Value {
     pub fn deep_clone(&self) -> Value {
         match self {
             Value::List(l) => Value::list(l.iter().map(Value::deep_clone).collect()),
-            Value::Map(m) => Value::Map(
-                m.read()
+            Value::Map(m) => {
+                let copy: BTreeMap<String, Value> = m
+                    .read()
                     .iter()
                     .map(|(k, v)| (k.clone(), v.deep_clone()))
-                    .collect(),
-            ),
+                    .collect();
+                Value::Map(match m.type_name() {
+                    Some(t) => Map::named(t, copy),
+                    None => Map::from_btree(copy),
+                })
+            }
             other => other.clone(),
         }
     }

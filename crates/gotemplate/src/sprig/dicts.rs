@@ -84,7 +84,8 @@ fn dig(a: &[Value]) -> Result<Value, Error> {
     if a.len() < 3 {
         return Err(panic_err("dig needs at least three arguments"));
     }
-    let Value::Map(mut cur) = a[a.len() - 1].clone() else {
+    let last = &a[a.len() - 1];
+    let Some(mut cur) = last.as_map().filter(|m| m.type_name().is_none()).cloned() else {
         return Err(panic_err(format!(
             "interface conversion: interface {{}} is {}, not map[string]interface {{}}",
             a[a.len() - 1].type_name()
@@ -106,7 +107,7 @@ fn dig(a: &[Value]) -> Result<Value, Error> {
             return Ok(step);
         }
         match step {
-            Value::Map(m) => cur = m,
+            Value::Map(m) if m.type_name().is_none() => cur = m,
             other => {
                 return Err(panic_err(format!(
                     "interface conversion: interface {{}} is {}, not map[string]interface {{}}",

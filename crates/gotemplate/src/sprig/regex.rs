@@ -19,11 +19,73 @@ fn n(a: &Value) -> i64 {
     }
 }
 
+/// Go's `strconv.CanBackquote`-or-`Quote`, as `regexp.MustCompile` quotes in its panic.
+fn go_regexp_quote(s: &str) -> String {
+    if s.chars()
+        .all(|c| c != '`' && c != '\u{FEFF}' && (c == '\t' || !c.is_control()))
+    {
+        format!("`{s}`")
+    } else {
+        crate::gofmt::quote(s)
+    }
+}
+
+/// Go's `regexp/syntax` error text for the common syntax errors, located with the regex
+/// crate's own parser (which accepts the same RE2 syntax).
+fn go_syntax_error(re: &str) -> Option<String> {
+    use regex_syntax::ast::ErrorKind as K;
+    let err = regex_syntax::ast::parse::Parser::new().parse(re).err()?;
+    let span = err.span();
+    let part = |a: usize, b: usize| re.get(a..b).unwrap_or(re).to_string();
+    let (code, expr) = match err.kind() {
+        K::GroupUnclosed => ("missing closing )", re.to_string()),
+        K::GroupUnopened => ("unexpected )", re.to_string()),
+        K::ClassUnclosed => ("missing closing ]", part(span.start.offset, re.len())),
+        K::RepetitionMissing => {
+            // The regex crate's span is empty at the operator; Go names the operator.
+            let op_len = re[span.start.offset..]
+                .chars()
+                .next()
+                .map_or(0, char::len_utf8);
+            (
+                "missing argument to repetition operator",
+                part(span.start.offset, span.start.offset + op_len),
+            )
+        }
+        K::EscapeUnrecognized => (
+            "invalid escape sequence",
+            part(span.start.offset, span.end.offset),
+        ),
+        K::EscapeUnexpectedEof => ("trailing backslash at end of expression", String::new()),
+        K::RepetitionCountInvalid => (
+            "invalid repeat count",
+            part(span.start.offset, span.end.offset),
+        ),
+        K::ClassRangeInvalid => (
+            "invalid character class range",
+            part(span.start.offset, span.end.offset),
+        ),
+        K::GroupNameInvalid | K::GroupNameEmpty | K::GroupNameUnexpectedEof => (
+            "invalid named capture",
+            part(span.start.offset, span.end.offset),
+        ),
+        K::FlagUnrecognized | K::FlagUnexpectedEof => (
+            "invalid or unsupported Perl syntax",
+            part(span.start.offset, span.end.offset),
+        ),
+        _ => return None,
+    };
+    Some(format!("error parsing regexp: {code}: `{expr}`"))
+}
+
 fn compile(re: &str) -> Result<regex::Regex, Error> {
     regex::RegexBuilder::new(re)
         .size_limit(32 << 20)
         .build()
-        .map_err(|e| panic_err(format!("regexp: Compile({}): {e}", crate::gofmt::quote(re))))
+        .map_err(|e| {
+            let msg = go_syntax_error(re).unwrap_or_else(|| format!("error parsing regexp: {e}"));
+            panic_err(format!("regexp: Compile({}): {msg}", go_regexp_quote(re)))
+        })
 }
 
 fn find_all(re: &regex::Regex, text: &str, n: i64) -> Vec<String> {

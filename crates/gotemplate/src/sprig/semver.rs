@@ -52,7 +52,7 @@ impl Version {
         let m = regexes()
             .version
             .captures(s)
-            .ok_or_else(|| "Invalid Semantic Version".to_string())?;
+            .ok_or_else(|| "invalid semantic version".to_string())?;
         let num = |i: usize| -> Result<u64, String> {
             match m.get(i) {
                 None => Ok(0),
@@ -66,7 +66,7 @@ impl Version {
         let pre = m.get(5).map(|g| g.as_str().to_string()).unwrap_or_default();
         for part in pre.split('.').filter(|_| !pre.is_empty()) {
             if part.len() > 1 && part.starts_with('0') && part.bytes().all(|b| b.is_ascii_digit()) {
-                return Err("Version segment starts with 0".into());
+                return Err("version segment starts with 0".into());
             }
         }
         Ok(Version {
@@ -176,7 +176,7 @@ fn parse_constraint(c: &str) -> Result<Constraint, String> {
     let m = regexes()
         .constraint
         .captures(c)
-        .ok_or_else(|| format!("improper constraint: {c}"))?;
+        .ok_or_else(|| format!("improper constraint: {}", crate::gofmt::quote(c)))?;
     let g = |i: usize| m.get(i).map(|x| x.as_str()).unwrap_or("");
     let (mut dirty, mut minor_dirty, mut patch_dirty) = (false, false, false);
     let pre = g(6);
@@ -321,7 +321,7 @@ pub(crate) fn check_constraint(constraint: &str, version: &str) -> Result<bool, 
     let mut groups: Vec<Vec<Constraint>> = Vec::new();
     for or in c.split("||") {
         if !regexes().valid.is_match(or) {
-            return Err(format!("improper constraint: {or}"));
+            return Err(format!("improper constraint: {}", crate::gofmt::quote(or)));
         }
         let found: Vec<&str> = regexes().find.find_iter(or).map(|m| m.as_str()).collect();
         let parts = if found.is_empty() { vec![or] } else { found };
@@ -362,7 +362,7 @@ impl Object for Version {
                     ))));
                 };
                 let Ok(other) = Version::parse(&o.format()) else {
-                    return Some(Err(Error::func("Invalid Semantic Version")));
+                    return Some(Err(Error::func("invalid semantic version")));
                 };
                 let ord = self.compare(&other);
                 Some(Ok(match name {
