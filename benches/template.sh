@@ -4,7 +4,8 @@
 # hyperfine run, and prints the median ratio. A third command, Python importing the SDK and
 # nothing else, shows how much of Helm's time is the interpreter's start; the ratio without it
 # is printed too.
-# Usage: benches/template.sh   (builds the release binary first; needs hyperfine and .venv)
+# Usage: benches/template.sh   (builds the release binary first unless
+#        OPERATOR_RS_BENCH_BINARY is set; needs hyperfine and .venv)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 charts=${OPERATOR_RS_SHARED_CHARTS:-$(cd .. && pwd)/shared/charts}
@@ -12,8 +13,12 @@ venv=${OPERATOR_RS_TEST_VENV:-$PWD/.venv}
 largest=$(for c in "$charts"/*/; do
     printf '%s %s\n' "$(find "$c" -path '*templates*' -type f -exec cat {} + | wc -c)" "${c%/}"
 done | sort -n | tail -1 | cut -d' ' -f2)
-cargo build --release --quiet --bin operator-rs
-binary=${CARGO_TARGET_DIR:-$PWD/target}/release/operator-rs
+# OPERATOR_RS_BENCH_BINARY names an already built binary (for example a debug build).
+binary=${OPERATOR_RS_BENCH_BINARY:-}
+if [[ -z $binary ]]; then
+    cargo build --release --quiet --bin operator-rs
+    binary=${CARGO_TARGET_DIR:-$PWD/target}/release/operator-rs
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat > "$work/helm_render.py" <<'PY'

@@ -22,7 +22,12 @@ const NAMESPACE: &str = "conformance-ns";
 
 /// Differences that are understood and accepted: (chart, case, template, why). A case or
 /// template of "*" matches any. Keep this list short and every entry explained.
-const KNOWN_DIFFERENCES: &[(&str, &str, &str, &str)] = &[];
+const KNOWN_DIFFERENCES: &[(&str, &str, &str, &str)] = &[
+    // The engine has no Sprig crypto functions yet (genCA, genSelfSignedCert...): redis's
+    // tls-secret.yaml does not parse. Once they exist, redis's generated passwords and
+    // certificates are random on both sides and need comparing by shape, not text.
+    ("redis", "*", "(error)", "genCA is not in the engine yet"),
+];
 
 struct Case {
     chart: String,
@@ -365,5 +370,8 @@ fn set_values_parse_as_helm_parses_them() {
         ));
     }
     println!("{report}");
-    assert_eq!(different, 0, "--set parses differently from Helm:\n{report}");
+    assert_eq!(
+        different, 0,
+        "--set parses differently from Helm:\n{report}"
+    );
 }

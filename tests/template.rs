@@ -59,9 +59,17 @@ fn assert_same_documents(ours: &str, helm: &BTreeMap<String, String>) {
         expected.remove(at);
     }
     assert!(expected.is_empty(), "Helm rendered more: {expected:?}");
-    let rank = |k: &str| INSTALL_ORDER.iter().position(|x| *x == k).unwrap_or(INSTALL_ORDER.len());
+    let rank = |k: &str| {
+        INSTALL_ORDER
+            .iter()
+            .position(|x| *x == k)
+            .unwrap_or(INSTALL_ORDER.len())
+    };
     let manifests: Vec<&(String, String)> = got.iter().filter(|(_, d)| !is_hook(d)).collect();
-    let first_hook = got.iter().position(|(_, d)| is_hook(d)).unwrap_or(got.len());
+    let first_hook = got
+        .iter()
+        .position(|(_, d)| is_hook(d))
+        .unwrap_or(got.len());
     assert!(
         got[first_hook..].iter().all(|(_, d)| is_hook(d)),
         "hooks come last"
@@ -84,28 +92,46 @@ fn a_chart_renders_in_helm_templates_format() {
     let dir = tempfile::tempdir().unwrap();
     let chart = shared_chart("alertmanager");
     let values = dir.path().join("values.yaml");
-    std::fs::write(&values, "replicaCount: 2\nserviceAccount:\n  name: from-file\n").unwrap();
+    std::fs::write(
+        &values,
+        "replicaCount: 2\nserviceAccount:\n  name: from-file\n",
+    )
+    .unwrap();
     let output = operator_rs(dir.path())
         .args(["template"])
         .arg(&chart)
         .args(["--name", "rel", "-n", "ns", "-f"])
         .arg(&values)
-        .args(["--set", "serviceAccount.name=from-set,podLabels.team=x,testFramework.enabled=true"])
+        .args([
+            "--set",
+            "serviceAccount.name=from-set,podLabels.team=x,testFramework.enabled=true",
+        ])
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let ours = String::from_utf8(output.stdout).unwrap();
     let expected = helm
-        .render(&RenderRequest::new(&chart).release("rel", "ns").values(serde_json::json!({
-            "replicaCount": 2,
-            "serviceAccount": {"name": "from-set"},
-            "podLabels": {"team": "x"},
-            "testFramework": {"enabled": true},
-        })))
+        .render(
+            &RenderRequest::new(&chart)
+                .release("rel", "ns")
+                .values(serde_json::json!({
+                    "replicaCount": 2,
+                    "serviceAccount": {"name": "from-set"},
+                    "podLabels": {"team": "x"},
+                    "testFramework": {"enabled": true},
+                })),
+        )
         .unwrap();
     assert_same_documents(&ours, &expected);
     assert!(ours.contains("name: from-set"), "--set wins over -f");
-    assert!(ours.contains("helm.sh/hook"), "alertmanager's test hook is printed");
+    assert!(
+        ours.contains("helm.sh/hook"),
+        "alertmanager's test hook is printed"
+    );
 }
 
 #[test]
@@ -117,7 +143,11 @@ fn show_only_prints_the_named_templates() {
         .args(["--show-only", "templates/service.yaml"])
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let ours = String::from_utf8(output.stdout).unwrap();
     let docs = sources(&ours);
     assert_eq!(docs.len(), 1, "{ours}");
@@ -138,10 +168,7 @@ fn show_only_prints_the_named_templates() {
 #[test]
 fn bad_flags_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
-    for args in [
-        vec!["--kube-version", "banana"],
-        vec!["--set", "novalue"],
-    ] {
+    for args in [vec!["--kube-version", "banana"], vec!["--set", "novalue"]] {
         let output = operator_rs(dir.path())
             .arg("template")
             .arg(shared_chart("hello-world"))
@@ -150,7 +177,10 @@ fn bad_flags_are_usage_errors() {
             .unwrap();
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(stderr.contains("banana") || stderr.contains("novalue"), "{stderr}");
+        assert!(
+            stderr.contains("banana") || stderr.contains("novalue"),
+            "{stderr}"
+        );
     }
 }
 
@@ -161,17 +191,32 @@ fn in_a_helm_project_each_kind_renders_with_its_sample() {
     };
     let dir = tempfile::tempdir().unwrap();
     let new = operator_rs(dir.path())
-        .args(["new", "hello-op", "--type=helm", "--kind=HelloWorld", "--yes", "--helm-chart"])
+        .args([
+            "new",
+            "hello-op",
+            "--type=helm",
+            "--kind=HelloWorld",
+            "--yes",
+            "--helm-chart",
+        ])
         .arg(shared_chart("hello-world"))
         .output()
         .unwrap();
-    assert!(new.status.success(), "{}", String::from_utf8_lossy(&new.stderr));
+    assert!(
+        new.status.success(),
+        "{}",
+        String::from_utf8_lossy(&new.stderr)
+    );
     let project = dir.path().join("hello-op");
     let output = operator_rs(&project.join("deploy"))
         .args(["template", "-n", "team-a"])
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let ours = String::from_utf8(output.stdout).unwrap();
     let sample = std::fs::read_dir(project.join("deploy/crds"))
         .unwrap()
@@ -190,5 +235,8 @@ fn in_a_helm_project_each_kind_renders_with_its_sample() {
         )
         .unwrap();
     assert_same_documents(&ours, &expected);
-    assert!(ours.contains(name), "the release is named after the sample: {ours}");
+    assert!(
+        ours.contains(name),
+        "the release is named after the sample: {ours}"
+    );
 }

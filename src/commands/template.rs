@@ -153,7 +153,7 @@ fn render_project(
             watches_path.display()
         )
     })?;
-    let given = args.cr.as_ref().map(|p| read_cr(p)).transpose()?;
+    let given = args.cr.as_ref().map(read_cr).transpose()?;
     let mut out = String::new();
     let mut rendered_any = false;
     for watch in &watches {

@@ -208,10 +208,7 @@ fn exec_error(name: &str, error: &gotemplate::Error) -> String {
     }
     let mut chain: Vec<String> = Vec::new();
     let mut current = message.as_str();
-    loop {
-        let Some(entry) = traceable(current) else {
-            break;
-        };
+    while let Some(entry) = traceable(current) {
         if chain.last() != Some(&entry) {
             chain.push(entry);
         }

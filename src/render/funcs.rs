@@ -264,10 +264,11 @@ fn include(ctx: &mut Context<'_, '_>, args: &[Value]) -> Result<Value, Error> {
         }
     };
     let result = ctx.execute_template(&name, &args[1]);
-    if count && let Some(host) = ctx.host::<Host>() {
-        if let Some(n) = host.included.get_mut(&name) {
-            *n = n.saturating_sub(1);
-        }
+    if count
+        && let Some(host) = ctx.host::<Host>()
+        && let Some(n) = host.included.get_mut(&name)
+    {
+        *n = n.saturating_sub(1);
     }
     result.map(Value::String)
 }

@@ -28,10 +28,11 @@ impl Node {
             return Node::Str(String::new());
         }
         let abs = f.abs();
-        if f == f.trunc() && (abs < 1e21) {
-            if let Some(i) = int_text(f) {
-                return Node::Int(i);
-            }
+        if f == f.trunc()
+            && abs < 1e21
+            && let Some(i) = int_text(f)
+        {
+            return Node::Int(i);
         }
         Node::Float(f)
     }
@@ -51,10 +52,10 @@ impl Node {
 
 /// The decimal text of an integral float that go-yaml would read back as an int or uint.
 fn int_text(f: f64) -> Option<String> {
-    if f >= -9.223_372_036_854_776e18 && f < 9.223_372_036_854_776e18 {
+    if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
         return Some(format!("{}", f as i64));
     }
-    if f >= 0.0 && f < 1.844_674_407_370_955_2e19 {
+    if (0.0..1.844_674_407_370_955_2e19).contains(&f) {
         return Some(format!("{}", f as u64));
     }
     None

@@ -222,9 +222,7 @@ impl Object for ApiVersions {
 
     fn call_method(&self, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
         match name {
-            "Has" => {
-                Some(string_arg(name, args, 0).map(|v| Value::Bool(self.0.iter().any(|x| *x == v))))
-            }
+            "Has" => Some(string_arg(name, args, 0).map(|v| Value::Bool(self.0.contains(&v)))),
             _ => None,
         }
     }

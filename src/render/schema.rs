@@ -21,10 +21,10 @@ pub fn validate(chart: &ChartNode, values: &Values) -> Result<(), String> {
 }
 
 fn collect(chart: &ChartNode, values: &Values, report: &mut String) {
-    if let Some(schema) = &chart.schema {
-        if let Err(message) = validate_one(schema, values) {
-            report.push_str(&format!("{}:\n{message}", chart.name()));
-        }
+    if let Some(schema) = &chart.schema
+        && let Err(message) = validate_one(schema, values)
+    {
+        report.push_str(&format!("{}:\n{message}", chart.name()));
     }
     for sub in &chart.dependencies {
         match values.get(sub.name()) {
