@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             [CompletionResult]::new('undeploy', 'undeploy', [CompletionResultType]::ParameterValue, 'Delete what `deploy` applied (CRDs and custom resources only when asked)')
             [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Build the operator image with docker, podman or buildah (and push it with --push)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Regenerate files of a project from its code')
+            [CompletionResult]::new('template', 'template', [CompletionResultType]::ParameterValue, 'Render a chart locally as `helm template` does (in a Helm project: what the operator will install for each kind''s sample)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -207,6 +208,33 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
         'operator-rs;generate;help;help' {
             break
         }
+        'operator-rs;template' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A values file (YAML); several are merged in order, later ones win')
+            [CompletionResult]::new('--values', '--values', [CompletionResultType]::ParameterName, 'A values file (YAML); several are merged in order, later ones win')
+            [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'A value on the command line, in Helm''s syntax (a.b=c, list[0]=x, l={a,b}, commas between pairs); after -f')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The release name [default: release-name, or in a Helm project the custom resource''s name]')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The release namespace [default: default, or in a Helm project the custom resource''s]')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The release namespace [default: default, or in a Helm project the custom resource''s]')
+            [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'The Kubernetes version for .Capabilities.KubeVersion (for example 1.33 or v1.33.4)')
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'An API version for .Capabilities.APIVersions, as group/version or group/version/Kind (repeatable)')
+            [CompletionResult]::new('--api-versions', '--api-versions', [CompletionResultType]::ParameterName, 'An API version for .Capabilities.APIVersions, as group/version or group/version/Kind (repeatable)')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Print only the manifests of these templates (paths inside the chart, globs allowed, for example templates/deployment.yaml)')
+            [CompletionResult]::new('--show-only', '--show-only', [CompletionResultType]::ParameterName, 'Print only the manifests of these templates (paths inside the chart, globs allowed, for example templates/deployment.yaml)')
+            [CompletionResult]::new('--cr', '--cr', [CompletionResultType]::ParameterName, 'In a Helm project: render with this custom resource (YAML) instead of each kind''s sample')
+            [CompletionResult]::new('--chart-version', '--chart-version', [CompletionResultType]::ParameterName, 'Version of a remote CHART: exact (2.9.1) or a constraint (~2.9) [default: the newest release]')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Chart repository URL to find CHART in, like `helm template --repo`')
+            [CompletionResult]::new('--include-crds', '--include-crds', [CompletionResultType]::ParameterName, 'Print the chart''s crds/ too')
+            [CompletionResult]::new('--plain-http', '--plain-http', [CompletionResultType]::ParameterName, 'Use plain HTTP, not HTTPS, for an oci:// CHART (a registry without TLS)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'operator-rs;help' {
             [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Create a new operator project')
             [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Add to an existing project')
@@ -215,6 +243,7 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             [CompletionResult]::new('undeploy', 'undeploy', [CompletionResultType]::ParameterValue, 'Delete what `deploy` applied (CRDs and custom resources only when asked)')
             [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Build the operator image with docker, podman or buildah (and push it with --push)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Regenerate files of a project from its code')
+            [CompletionResult]::new('template', 'template', [CompletionResultType]::ParameterValue, 'Render a chart locally as `helm template` does (in a Helm project: what the operator will install for each kind''s sample)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -245,6 +274,9 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             break
         }
         'operator-rs;help;generate;crds' {
+            break
+        }
+        'operator-rs;help;template' {
             break
         }
         'operator-rs;help;help' {

@@ -37,6 +37,9 @@ _operator__rs() {
             operator__rs,new)
                 cmd="operator__rs__subcmd__new"
                 ;;
+            operator__rs,template)
+                cmd="operator__rs__subcmd__template"
+                ;;
             operator__rs,undeploy)
                 cmd="operator__rs__subcmd__undeploy"
                 ;;
@@ -85,6 +88,9 @@ _operator__rs() {
             operator__rs__subcmd__help,new)
                 cmd="operator__rs__subcmd__help__subcmd__new"
                 ;;
+            operator__rs__subcmd__help,template)
+                cmd="operator__rs__subcmd__help__subcmd__template"
+                ;;
             operator__rs__subcmd__help,undeploy)
                 cmd="operator__rs__subcmd__help__subcmd__undeploy"
                 ;;
@@ -101,7 +107,7 @@ _operator__rs() {
 
     case "${cmd}" in
         operator__rs)
-            opts="-q -y -h -V --quiet --yes --help --version new create completion deploy undeploy build generate help"
+            opts="-q -y -h -V --quiet --yes --help --version new create completion deploy undeploy build generate template help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -373,7 +379,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__help)
-            opts="new create completion deploy undeploy build generate help"
+            opts="new create completion deploy undeploy build generate template help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -512,6 +518,20 @@ _operator__rs() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        operator__subcmd__rs__subcmd__help__subcmd__template)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         operator__subcmd__rs__subcmd__help__subcmd__undeploy)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -562,6 +582,76 @@ _operator__rs() {
                     return 0
                     ;;
                 --domain)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__template)
+            opts="-f -n -a -s -q -y -h -V --values --set --name --namespace --kube-version --api-versions --show-only --include-crds --cr --chart-version --repo --plain-http --quiet --yes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --values)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-versions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -a)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --show-only)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chart-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --repo)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -33,6 +33,7 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand undeploy 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
             cand build 'Build the operator image with docker, podman or buildah (and push it with --push)'
             cand generate 'Regenerate files of a project from its code'
+            cand template 'Render a chart locally as `helm template` does (in a Helm project: what the operator will install for each kind''s sample)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'operator-rs;new'= {
@@ -188,6 +189,32 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
         }
         &'operator-rs;generate;help;help'= {
         }
+        &'operator-rs;template'= {
+            cand -f 'A values file (YAML); several are merged in order, later ones win'
+            cand --values 'A values file (YAML); several are merged in order, later ones win'
+            cand --set 'A value on the command line, in Helm''s syntax (a.b=c, list[0]=x, l={a,b}, commas between pairs); after -f'
+            cand --name 'The release name [default: release-name, or in a Helm project the custom resource''s name]'
+            cand -n 'The release namespace [default: default, or in a Helm project the custom resource''s]'
+            cand --namespace 'The release namespace [default: default, or in a Helm project the custom resource''s]'
+            cand --kube-version 'The Kubernetes version for .Capabilities.KubeVersion (for example 1.33 or v1.33.4)'
+            cand -a 'An API version for .Capabilities.APIVersions, as group/version or group/version/Kind (repeatable)'
+            cand --api-versions 'An API version for .Capabilities.APIVersions, as group/version or group/version/Kind (repeatable)'
+            cand -s 'Print only the manifests of these templates (paths inside the chart, globs allowed, for example templates/deployment.yaml)'
+            cand --show-only 'Print only the manifests of these templates (paths inside the chart, globs allowed, for example templates/deployment.yaml)'
+            cand --cr 'In a Helm project: render with this custom resource (YAML) instead of each kind''s sample'
+            cand --chart-version 'Version of a remote CHART: exact (2.9.1) or a constraint (~2.9) [default: the newest release]'
+            cand --repo 'Chart repository URL to find CHART in, like `helm template --repo`'
+            cand --include-crds 'Print the chart''s crds/ too'
+            cand --plain-http 'Use plain HTTP, not HTTPS, for an oci:// CHART (a registry without TLS)'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'operator-rs;help'= {
             cand new 'Create a new operator project'
             cand create 'Add to an existing project'
@@ -196,6 +223,7 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand undeploy 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
             cand build 'Build the operator image with docker, podman or buildah (and push it with --push)'
             cand generate 'Regenerate files of a project from its code'
+            cand template 'Render a chart locally as `helm template` does (in a Helm project: what the operator will install for each kind''s sample)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'operator-rs;help;new'= {
@@ -217,6 +245,8 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand crds 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
         }
         &'operator-rs;help;generate;crds'= {
+        }
+        &'operator-rs;help;template'= {
         }
         &'operator-rs;help;help'= {
         }

@@ -35,6 +35,7 @@ complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "deploy" -d 
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "undeploy" -d 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "build" -d 'Build the operator image with docker, podman or buildah (and push it with --push)'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "generate" -d 'Regenerate files of a project from its code'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "template" -d 'Render a chart locally as `helm template` does (in a Helm project: what the operator will install for each kind\'s sample)'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l type -d 'Kind of project to create' -r -f -a "rust\t'A kube-rs controller written in Rust'
 helm\t'The helm-operator image reconciling a Helm chart'"
@@ -126,13 +127,30 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from crds" -s V -l version -d 'Print version'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "crds" -d 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate help" -f -a "new" -d 'Create a new operator project'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate help" -f -a "create" -d 'Add to an existing project'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate help" -f -a "completion" -d 'Print a shell completion script'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate help" -f -a "deploy" -d 'Apply deploy/ to a cluster and wait until the operator is running'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate help" -f -a "undeploy" -d 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate help" -f -a "build" -d 'Build the operator image with docker, podman or buildah (and push it with --push)'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate help" -f -a "generate" -d 'Regenerate files of a project from its code'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s f -l values -d 'A values file (YAML); several are merged in order, later ones win' -r -F
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l set -d 'A value on the command line, in Helm\'s syntax (a.b=c, list[0]=x, l={a,b}, commas between pairs); after -f' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l name -d 'The release name [default: release-name, or in a Helm project the custom resource\'s name]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s n -l namespace -d 'The release namespace [default: default, or in a Helm project the custom resource\'s]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l kube-version -d 'The Kubernetes version for .Capabilities.KubeVersion (for example 1.33 or v1.33.4)' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s a -l api-versions -d 'An API version for .Capabilities.APIVersions, as group/version or group/version/Kind (repeatable)' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s s -l show-only -d 'Print only the manifests of these templates (paths inside the chart, globs allowed, for example templates/deployment.yaml)' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l cr -d 'In a Helm project: render with this custom resource (YAML) instead of each kind\'s sample' -r -F
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l chart-version -d 'Version of a remote CHART: exact (2.9.1) or a constraint (~2.9) [default: the newest release]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l repo -d 'Chart repository URL to find CHART in, like `helm template --repo`' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l include-crds -d 'Print the chart\'s crds/ too'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l plain-http -d 'Use plain HTTP, not HTTPS, for an oci:// CHART (a registry without TLS)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s h -l help -d 'Print help'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate template help" -f -a "new" -d 'Create a new operator project'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate template help" -f -a "create" -d 'Add to an existing project'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate template help" -f -a "completion" -d 'Print a shell completion script'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate template help" -f -a "deploy" -d 'Apply deploy/ to a cluster and wait until the operator is running'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate template help" -f -a "undeploy" -d 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate template help" -f -a "build" -d 'Build the operator image with docker, podman or buildah (and push it with --push)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate template help" -f -a "generate" -d 'Regenerate files of a project from its code'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate template help" -f -a "template" -d 'Render a chart locally as `helm template` does (in a Helm project: what the operator will install for each kind\'s sample)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build generate template help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and __fish_seen_subcommand_from create" -f -a "api" -d 'Add a Kind (with its chart or controller) to the project in this directory or above'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and __fish_seen_subcommand_from generate" -f -a "crds" -d 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'

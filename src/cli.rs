@@ -60,6 +60,63 @@ pub enum Command {
     /// Regenerate files of a project from its code
     #[command(subcommand)]
     Generate(GenerateCommand),
+
+    /// Render a chart locally as `helm template` does (in a Helm project: what the operator will install for each kind's sample)
+    Template(TemplateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TemplateArgs {
+    /// A chart directory or .tgz, repo/name, the URL of a .tgz, or oci://HOST/PATH/NAME [default: in a Helm project, each kind's chart]
+    pub chart: Option<String>,
+
+    /// A values file (YAML); several are merged in order, later ones win
+    #[arg(long = "values", short = 'f', value_name = "FILE")]
+    pub values: Vec<PathBuf>,
+
+    /// A value on the command line, in Helm's syntax (a.b=c, list[0]=x, l={a,b}, commas between pairs); after -f
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+
+    /// The release name [default: release-name, or in a Helm project the custom resource's name]
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// The release namespace [default: default, or in a Helm project the custom resource's]
+    #[arg(long, short = 'n', value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// The Kubernetes version for .Capabilities.KubeVersion (for example 1.33 or v1.33.4)
+    #[arg(long, value_name = "VERSION")]
+    pub kube_version: Option<String>,
+
+    /// An API version for .Capabilities.APIVersions, as group/version or group/version/Kind (repeatable)
+    #[arg(long = "api-versions", short = 'a', value_name = "GROUP/VERSION")]
+    pub api_versions: Vec<String>,
+
+    /// Print only the manifests of these templates (paths inside the chart, globs allowed, for example templates/deployment.yaml)
+    #[arg(long = "show-only", short = 's', value_name = "PATH")]
+    pub show_only: Vec<String>,
+
+    /// Print the chart's crds/ too
+    #[arg(long)]
+    pub include_crds: bool,
+
+    /// In a Helm project: render with this custom resource (YAML) instead of each kind's sample
+    #[arg(long, value_name = "FILE", conflicts_with = "chart")]
+    pub cr: Option<PathBuf>,
+
+    /// Version of a remote CHART: exact (2.9.1) or a constraint (~2.9) [default: the newest release]
+    #[arg(long, value_name = "VERSION", requires = "chart")]
+    pub chart_version: Option<String>,
+
+    /// Chart repository URL to find CHART in, like `helm template --repo`
+    #[arg(long, value_name = "URL", requires = "chart")]
+    pub repo: Option<String>,
+
+    /// Use plain HTTP, not HTTPS, for an oci:// CHART (a registry without TLS)
+    #[arg(long)]
+    pub plain_http: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -16,6 +16,7 @@ pub mod manifests;
 pub mod names;
 pub mod project;
 pub mod rbac;
+pub mod render;
 pub mod scaffold;
 pub mod schema;
 pub mod ui;

@@ -33,3 +33,18 @@ pub fn from_str_large<T: DeserializeOwned>(text: &str) -> Result<T, serde_saphyr
     let options = serde_saphyr::options! { budget: Some(budget) };
     serde_saphyr::from_str_with_options(text, options)
 }
+
+/// Parses values as Helm's YAML library (YAML 1.1) reads them: `yes`/`no`/`on`/`off` are
+/// booleans and `0644` is an octal number.
+pub fn from_str_yaml11<T: DeserializeOwned>(text: &str) -> Result<T, serde_saphyr::Error> {
+    let options = serde_saphyr::options! { legacy_octal_numbers: true };
+    serde_saphyr::from_str_with_options(text, options)
+}
+
+/// Every document of a stream, read as [`from_str_yaml11`] reads one.
+pub fn from_str_multi_yaml11<T: DeserializeOwned>(
+    text: &str,
+) -> Result<Vec<T>, serde_saphyr::Error> {
+    let options = serde_saphyr::options! { legacy_octal_numbers: true };
+    serde_saphyr::from_multiple_with_options(text, options)
+}

@@ -1,0 +1,290 @@
+//! Rendering a chart's templates as Helm's engine does: every template of the chart and its
+//! subcharts parsed into one set (deeper paths first, so a parent's `define` wins), each
+//! non-partial executed with its chart's scope (`.Values`, `.Chart`, `.Files`, `.Subcharts`,
+//! `.Template`), `<no value>` removed, and errors reworded as Helm words them.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use gotemplate::{ErrorKind, Map, MissingKey, Templates, Value};
+use thiserror::Error;
+
+use super::capabilities::Capabilities;
+use super::funcs::{self, ERR_END, ERR_START, Host, Lookup};
+use super::go_json::to_engine;
+use super::objects::{CapabilitiesObject, Files};
+use super::tree::ChartNode;
+use super::values::Values;
+
+#[derive(Debug, Error, Clone, PartialEq)]
+#[error("{0}")]
+pub struct RenderError(pub String);
+
+/// `.Release`.
+#[derive(Debug, Clone)]
+pub struct Release {
+    pub name: String,
+    pub namespace: String,
+    pub revision: i64,
+    pub is_install: bool,
+    pub is_upgrade: bool,
+}
+
+impl Release {
+    fn object(&self) -> Value {
+        let map = Map::new();
+        map.insert("Name", Value::String(self.name.clone()));
+        map.insert("Namespace", Value::String(self.namespace.clone()));
+        map.insert("IsUpgrade", Value::Bool(self.is_upgrade));
+        map.insert("IsInstall", Value::Bool(self.is_install));
+        map.insert("Revision", Value::Int(self.revision));
+        map.insert("Service", Value::str("Helm"));
+        Value::Map(map)
+    }
+}
+
+struct Renderable {
+    text: String,
+    scope: Map,
+    base_path: String,
+}
+
+/// Renders every template of `chart` (dependencies already processed) with the coalesced
+/// `values`: template path -> output, partials excluded, NOTES included.
+pub fn render(
+    chart: &ChartNode,
+    values: &Values,
+    release: &Release,
+    capabilities: &Capabilities,
+    lookup: Arc<dyn Lookup>,
+) -> Result<BTreeMap<String, String>, RenderError> {
+    let top = Map::new();
+    top.insert(
+        "Values",
+        to_engine(&serde_json::Value::Object(values.clone())),
+    );
+    let mut templates = BTreeMap::new();
+    let release = release.object();
+    let capabilities = Value::Object(Arc::new(CapabilitiesObject(Arc::new(capabilities.clone()))));
+    collect(chart, None, &top, &release, &capabilities, &mut templates);
+
+    let mut set = Templates::new(funcs::helm_functions(lookup));
+    set.set_missing_key(MissingKey::Zero);
+    let order = parse_order(templates.keys());
+    for name in &order {
+        let renderable = &templates[name];
+        set.parse(name, &renderable.text)
+            .map_err(|e| RenderError(parse_error(name, &e.message)))?;
+    }
+    let mut host = Host::default();
+    let mut rendered = BTreeMap::new();
+    for name in &order {
+        let base = name.rsplit('/').next().unwrap_or(name);
+        if base.starts_with('_') {
+            continue;
+        }
+        let renderable = &templates[name];
+        let template = Map::new();
+        template.insert("Name", Value::String(name.clone()));
+        template.insert("BasePath", Value::String(renderable.base_path.clone()));
+        renderable.scope.insert("Template", Value::Map(template));
+        let output = set
+            .execute_with_host(name, &Value::Map(renderable.scope.clone()), &mut host)
+            .map_err(|e| RenderError(exec_error(name, &e)))?;
+        rendered.insert(name.clone(), output.replace("<no value>", ""));
+    }
+    Ok(rendered)
+}
+
+/// Builds a chart's scope and collects its templates; returns the scope (for `.Subcharts`).
+fn collect(
+    chart: &ChartNode,
+    parent: Option<(&str, &Map)>,
+    parent_scope: &Map,
+    release: &Value,
+    capabilities: &Value,
+    out: &mut BTreeMap<String, Renderable>,
+) -> Map {
+    let is_root = parent.is_none();
+    let full_path = match parent {
+        None => chart.name().to_string(),
+        Some((parent_path, _)) => format!("{parent_path}/charts/{}", chart.name()),
+    };
+    let chart_object = to_engine(&serde_json::Value::Object(chart.chart_object(is_root)));
+    let files: BTreeMap<String, Vec<u8>> = chart
+        .files
+        .iter()
+        .map(|f| (f.name.clone(), f.data.clone()))
+        .collect();
+    let subcharts = Map::new();
+    let scope = Map::new();
+    scope.insert("Chart", chart_object);
+    scope.insert("Files", Value::Object(Arc::new(Files::new(files))));
+    scope.insert("Release", release.clone());
+    scope.insert("Capabilities", capabilities.clone());
+    scope.insert("Subcharts", Value::Map(subcharts.clone()));
+    let chart_values = if is_root {
+        parent_scope
+            .get("Values")
+            .unwrap_or_else(|| Value::Map(Map::new()))
+    } else {
+        // A subchart sees its parent's `.Values.<name>`, the same map (changes are shared).
+        match parent_scope.get("Values") {
+            Some(Value::Map(parent_values)) => match parent_values.get(chart.name()) {
+                Some(Value::Map(own)) => Value::Map(own),
+                _ => Value::Map(Map::new()),
+            },
+            _ => Value::Map(Map::new()),
+        }
+    };
+    scope.insert("Values", chart_values);
+    for dep in &chart.dependencies {
+        let sub_scope = collect(
+            dep,
+            Some((&full_path, &scope)),
+            &scope,
+            release,
+            capabilities,
+            out,
+        );
+        subcharts.insert(dep.name(), Value::Map(sub_scope));
+    }
+    for template in &chart.templates {
+        let base = template.name.rsplit('/').next().unwrap_or(&template.name);
+        if chart.is_library() && !base.starts_with('_') {
+            continue;
+        }
+        out.insert(
+            format!("{full_path}/{}", template.name),
+            Renderable {
+                text: String::from_utf8_lossy(&template.data).into_owned(),
+                scope: scope.clone(),
+                base_path: format!("{full_path}/templates"),
+            },
+        );
+    }
+    scope
+}
+
+/// Helm parses (and renders) deeper paths first, and paths of one depth in reverse order.
+fn parse_order<'a>(names: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut names: Vec<String> = names.cloned().collect();
+    names.sort_by(|a, b| {
+        let (da, db) = (a.matches('/').count(), b.matches('/').count());
+        db.cmp(&da).then_with(|| b.cmp(a))
+    });
+    names
+}
+
+/// Helm's wording of a parse error: `parse error at (name:line): message`.
+fn parse_error(name: &str, message: &str) -> String {
+    let tokens: Vec<&str> = message.split(": ").collect();
+    if tokens.len() == 1 {
+        return format!("parse error in ({name}): {message}");
+    }
+    format!(
+        "parse error at ({}): {}",
+        tokens[1],
+        tokens[tokens.len() - 1]
+    )
+}
+
+/// Helm's wording of an execution error: a `required`/`fail` message with its location, or
+/// the chain of template locations down to the failing call.
+fn exec_error(name: &str, error: &gotemplate::Error) -> String {
+    let message = &error.message;
+    if error.kind == ErrorKind::Limit {
+        return message.clone();
+    }
+    let tokens: Vec<&str> = message.splitn(3, ": ").collect();
+    if tokens.len() != 3 || tokens[0] != "template" {
+        return format!("execution error in ({name}): {message}");
+    }
+    if let Some(start) = tokens[2].find(ERR_START) {
+        let rest = &tokens[2][start + ERR_START.len()..];
+        if let Some(end) = rest.rfind(ERR_END) {
+            return format!("execution error at ({}): {}", tokens[1], &rest[..end]);
+        }
+    }
+    let mut chain: Vec<String> = Vec::new();
+    let mut current = message.as_str();
+    while let Some(entry) = traceable(current) {
+        if chain.last() != Some(&entry) {
+            chain.push(entry);
+        }
+        // The wrapped error's text follows as " template: ...".
+        match current[1..].find("template: ") {
+            Some(i) => current = &current[i + 1..],
+            None => break,
+        }
+    }
+    if chain.is_empty() {
+        return message.clone();
+    }
+    chain.concat().trim().to_string()
+}
+
+/// One level of Helm's TraceableError, formatted.
+fn traceable(text: &str) -> Option<String> {
+    let rest = text.strip_prefix("template: ")?;
+    if rest.starts_with("no template ") {
+        return Some(format!("{text}\n"));
+    }
+    let cut = |m: &str| -> String {
+        match m.find(" template:") {
+            Some(i) => m[..i].to_string(),
+            None => m.to_string(),
+        }
+    };
+    if let Some((template, after)) = rest.split_once(": executing ")
+        && let Some(after) = after.strip_prefix('"')
+        && let Some((function, after_function)) = after.split_once('"')
+        && let Some(after_at) = after_function.strip_prefix(" at <")
+        && let Some((location, message)) = after_at.split_once(">: ")
+    {
+        return Some(format!(
+            "{template}\n  executing \"{function}\" at <{location}>:\n    {}\n",
+            cut(message)
+        ));
+    }
+    let (template, message) = rest.rsplit_once(": ")?;
+    Some(format!("{template}\n  {}\n", cut(message)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helm_parses_deeper_templates_first() {
+        let names = [
+            "c/templates/a.yaml".to_string(),
+            "c/templates/b.yaml".to_string(),
+            "c/charts/s/templates/x.yaml".to_string(),
+            "c/templates/_h.tpl".to_string(),
+        ];
+        assert_eq!(
+            parse_order(names.iter()),
+            vec![
+                "c/charts/s/templates/x.yaml",
+                "c/templates/b.yaml",
+                "c/templates/a.yaml",
+                "c/templates/_h.tpl"
+            ]
+        );
+    }
+
+    #[test]
+    fn required_messages_are_lifted_out() {
+        let e = gotemplate::Error {
+            kind: ErrorKind::Exec,
+            message: format!(
+                "template: c/templates/a.yaml:3:4: executing \"c/templates/a.yaml\" at <required \"x\" .Values.x>: error calling required: {ERR_START}x is required{ERR_END}"
+            ),
+        };
+        assert_eq!(
+            exec_error("c/templates/a.yaml", &e),
+            "execution error at (c/templates/a.yaml:3:4): x is required"
+        );
+    }
+}

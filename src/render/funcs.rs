@@ -1,0 +1,301 @@
+//! Helm's own template functions, added to the engine's Sprig set: `include` and `tpl` (with
+//! Helm's limit of nested includes), `required` and `fail` (whose messages Helm lifts out of
+//! Go's error text), the YAML and JSON converters, `lookup`, and Helm's removals.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use gotemplate::{Context, Error, Function, Functions, Map, Type, Value};
+
+use super::go_json::{self, from_engine, to_engine};
+use super::go_yaml;
+use super::values;
+
+/// Helm stops nested `include`s of one name past this many.
+pub const MAX_INCLUDE_DEPTH: usize = 1000;
+
+/// Markers Helm puts around the messages of `required` and `fail`, to find them again in
+/// Go's error text.
+pub const ERR_START: &str = "HELM_ERR_START";
+pub const ERR_END: &str = "HELM_ERR_END";
+
+/// What `include` counts during one render.
+#[derive(Default)]
+pub struct Host {
+    pub included: HashMap<String, usize>,
+}
+
+/// Reads objects from a cluster for `lookup`. Offline rendering uses [`NoCluster`].
+pub trait Lookup: Send + Sync {
+    /// The object (or, with an empty name, the list) as JSON; an empty map when not found.
+    fn lookup(
+        &self,
+        api_version: &str,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+    ) -> Result<serde_json::Value, String>;
+}
+
+/// No cluster: every lookup finds nothing, as `helm template` does.
+pub struct NoCluster;
+
+impl Lookup for NoCluster {
+    fn lookup(&self, _: &str, _: &str, _: &str, _: &str) -> Result<serde_json::Value, String> {
+        Ok(serde_json::Value::Object(serde_json::Map::new()))
+    }
+}
+
+/// The name Helm gives text parsed by `tpl` (its root template's name).
+pub const TPL_NAME: &str = "gotpl";
+
+/// Go's text/template with Sprig and Helm's functions.
+pub fn helm_functions(lookup: Arc<dyn Lookup>) -> Functions {
+    let mut f = Functions::sprig();
+    f.remove("env");
+    f.remove("expandenv");
+
+    f.insert(
+        "include",
+        Function::new(&[Type::String, Type::Any], include),
+    );
+    f.insert("tpl", Function::new(&[Type::String, Type::Any], tpl));
+    f.insert(
+        "required",
+        Function::new(&[Type::String, Type::Any], |_, args| {
+            let missing = match &args[1] {
+                Value::Nil => true,
+                Value::String(s) => s.is_empty(),
+                _ => false,
+            };
+            if missing {
+                return Err(Error::func(wrap(args[0].as_str().unwrap_or_default())));
+            }
+            Ok(args[1].clone())
+        }),
+    );
+    f.insert(
+        "fail",
+        Function::new(&[Type::String], |_, args| {
+            Err(Error::func(wrap(args[0].as_str().unwrap_or_default())))
+        }),
+    );
+    f.insert(
+        "toYaml",
+        Function::new(&[Type::Any], |_, args| Ok(Value::String(to_yaml(&args[0])))),
+    );
+    f.insert(
+        "mustToYaml",
+        Function::new(&[Type::Any], |_, args| match go_json::yaml_node(&args[0]) {
+            Some(node) => Ok(Value::String(trim_newline(go_yaml::emit(&node.sorted())))),
+            None => Err(Error::func(
+                "error marshaling into JSON: json: unsupported value: NaN",
+            )),
+        }),
+    );
+    f.insert(
+        "toYamlPretty",
+        Function::new(&[Type::Any], |_, args| {
+            let node = go_json::yaml_node_direct(&args[0]).sorted();
+            Ok(Value::String(trim_newline(go_yaml::emit_v3(&node))))
+        }),
+    );
+    f.insert(
+        "fromYaml",
+        Function::new(&[Type::String], |_, args| {
+            Ok(from_yaml(args[0].as_str().unwrap_or_default()))
+        }),
+    );
+    f.insert(
+        "fromYamlArray",
+        Function::new(&[Type::String], |_, args| {
+            Ok(from_yaml_array(args[0].as_str().unwrap_or_default()))
+        }),
+    );
+    f.insert(
+        "toJson",
+        Function::new(&[Type::Any], |_, args| {
+            Ok(Value::String(
+                go_json::marshal(&args[0]).unwrap_or_default(),
+            ))
+        }),
+    );
+    f.insert(
+        "mustToJson",
+        Function::new(&[Type::Any], |_, args| match go_json::marshal(&args[0]) {
+            Some(s) => Ok(Value::String(s)),
+            None => Err(Error::func("json: unsupported value: NaN")),
+        }),
+    );
+    f.insert(
+        "fromJson",
+        Function::new(&[Type::String], |_, args| {
+            let text = args[0].as_str().unwrap_or_default();
+            Ok(match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(serde_json::Value::Object(map)) => {
+                    to_engine(&values::as_go_values(serde_json::Value::Object(map)))
+                }
+                Ok(_) => error_map(
+                    "json: cannot unmarshal into Go value of type map[string]interface {}",
+                ),
+                Err(e) => error_map(&e.to_string()),
+            })
+        }),
+    );
+    f.insert(
+        "fromJsonArray",
+        Function::new(&[Type::String], |_, args| {
+            let text = args[0].as_str().unwrap_or_default();
+            Ok(match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(serde_json::Value::Array(items)) => {
+                    to_engine(&values::as_go_values(serde_json::Value::Array(items)))
+                }
+                Ok(_) => Value::list(vec![Value::str(
+                    "json: cannot unmarshal into Go value of type []interface {}",
+                )]),
+                Err(e) => Value::list(vec![Value::String(e.to_string())]),
+            })
+        }),
+    );
+    f.insert(
+        "lookup",
+        Function::new(
+            &[Type::String, Type::String, Type::String, Type::String],
+            move |_, args| {
+                let text = |i: usize| args[i].as_str().unwrap_or_default().to_string();
+                lookup
+                    .lookup(&text(0), &text(1), &text(2), &text(3))
+                    .map(|v| to_engine(&values::as_go_values(v)))
+                    .map_err(Error::func)
+            },
+        ),
+    );
+    // Helm answers DNS lookups only when asked to (`--enable-dns`), never offline.
+    f.insert(
+        "getHostByName",
+        Function::new(&[Type::String], |_, _| Ok(Value::str(""))),
+    );
+    f
+}
+
+fn wrap(message: &str) -> String {
+    format!("{ERR_START}{message}{ERR_END}")
+}
+
+fn trim_newline(s: String) -> String {
+    s.strip_suffix('\n').map(str::to_string).unwrap_or(s)
+}
+
+/// Helm's `toYaml`: "" when the value cannot be marshalled.
+pub fn to_yaml(value: &Value) -> String {
+    match go_json::yaml_node(value) {
+        Some(node) => trim_newline(go_yaml::emit(&node.sorted())),
+        None => String::new(),
+    }
+}
+
+fn error_map(message: &str) -> Value {
+    let map = Map::new();
+    map.insert("Error", Value::str(message));
+    Value::Map(map)
+}
+
+fn from_yaml(text: &str) -> Value {
+    if text.trim().is_empty() {
+        return Value::Map(Map::new());
+    }
+    match crate::yaml::from_str_yaml11::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(map)) => {
+            to_engine(&values::as_go_values(serde_json::Value::Object(map)))
+        }
+        Ok(serde_json::Value::Null) => Value::Map(Map::new()),
+        Ok(other) => error_map(&format!(
+            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+            json_kind(&other)
+        )),
+        Err(e) => error_map(&e.to_string()),
+    }
+}
+
+fn from_yaml_array(text: &str) -> Value {
+    if text.trim().is_empty() {
+        return Value::list(Vec::new());
+    }
+    match crate::yaml::from_str_yaml11::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Array(items)) => {
+            to_engine(&values::as_go_values(serde_json::Value::Array(items)))
+        }
+        Ok(serde_json::Value::Null) => Value::list(Vec::new()),
+        Ok(other) => Value::list(vec![Value::String(format!(
+            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type []interface {{}}",
+            json_kind(&other)
+        ))]),
+        Err(e) => Value::list(vec![Value::String(e.to_string())]),
+    }
+}
+
+fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "bool",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
+fn include(ctx: &mut Context<'_, '_>, args: &[Value]) -> Result<Value, Error> {
+    let name = args[0].as_str().unwrap_or_default().to_string();
+    let count = {
+        let host = ctx.host::<Host>();
+        match host {
+            Some(host) => {
+                let n = host.included.entry(name.clone()).or_insert(0);
+                if *n > MAX_INCLUDE_DEPTH {
+                    return Err(Error::func(format!(
+                        "rendering template has a nested reference name: {name}: unable to execute template"
+                    )));
+                }
+                *n += 1;
+                true
+            }
+            None => false,
+        }
+    };
+    let result = ctx.execute_template(&name, &args[1]);
+    if count
+        && let Some(host) = ctx.host::<Host>()
+        && let Some(n) = host.included.get_mut(&name)
+    {
+        *n = n.saturating_sub(1);
+    }
+    result.map(Value::String)
+}
+
+fn tpl(ctx: &mut Context<'_, '_>, args: &[Value]) -> Result<Value, Error> {
+    let text = args[0].as_str().unwrap_or_default().to_string();
+    match ctx.execute_text(TPL_NAME, &text, &args[1]) {
+        Ok(out) => Ok(Value::String(out.replace("<no value>", ""))),
+        Err(e) if e.kind == gotemplate::ErrorKind::Parse => Err(Error::func(format!(
+            "cannot parse template {}: {}",
+            quote(&text),
+            e.message
+        ))),
+        Err(e) if e.kind == gotemplate::ErrorKind::Limit => Err(e),
+        Err(e) => Err(Error::func(format!(
+            "error during tpl function execution for {}: {}",
+            quote(&text),
+            e.message
+        ))),
+    }
+}
+
+fn quote(s: &str) -> String {
+    gotemplate::gofmt::quote(s)
+}
+
+/// A values tree back from the engine (for callers that read what a template changed).
+pub fn values_of(value: &Value) -> serde_json::Value {
+    from_engine(value)
+}

@@ -1,0 +1,202 @@
+//! Conversions between the values this crate holds (JSON-like trees) and the template
+//! engine's Go values, and Go's `encoding/json` text, which Helm's `toJson` writes and
+//! `toYaml` goes through.
+
+use gotemplate::{Map, Value};
+
+use super::go_yaml::Node;
+
+/// A values tree as the engine's value. Integers stay Go ints (`--set` makes them); numbers
+/// read from YAML or JSON are already floats.
+pub fn to_engine(value: &serde_json::Value) -> Value {
+    match value {
+        serde_json::Value::Null => Value::Nil,
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Number(n) => match (n.is_f64(), n.as_i64()) {
+            (false, Some(i)) => Value::Int(i),
+            _ => Value::Float(n.as_f64().unwrap_or(0.0)),
+        },
+        serde_json::Value::String(s) => Value::String(s.clone()),
+        serde_json::Value::Array(items) => Value::list(items.iter().map(to_engine).collect()),
+        serde_json::Value::Object(map) => Value::Map(
+            map.iter()
+                .map(|(k, v)| (k.clone(), to_engine(v)))
+                .collect::<Map>(),
+        ),
+    }
+}
+
+/// An engine value as a values tree (host objects by their value, else null).
+pub fn from_engine(value: &Value) -> serde_json::Value {
+    match value {
+        Value::Nil => serde_json::Value::Null,
+        Value::Bool(b) => serde_json::Value::Bool(*b),
+        Value::Int(i) => serde_json::Value::from(*i),
+        Value::Float(f) => serde_json::Number::from_f64(*f)
+            .map(serde_json::Value::Number)
+            .unwrap_or(serde_json::Value::Null),
+        Value::String(s) => serde_json::Value::String(s.clone()),
+        Value::List(items) => serde_json::Value::Array(items.iter().map(from_engine).collect()),
+        Value::Map(map) => serde_json::Value::Object(
+            map.entries()
+                .iter()
+                .map(|(k, v)| (k.clone(), from_engine(v)))
+                .collect(),
+        ),
+        Value::Object(o) => o
+            .to_value()
+            .map(|v| from_engine(&v))
+            .unwrap_or(serde_json::Value::Null),
+    }
+}
+
+/// Go's JSON text of a value (`json.Marshal`); `None` where Go fails (NaN, infinities).
+pub fn marshal(value: &Value) -> Option<String> {
+    let mut out = String::new();
+    write_json(value, &mut out)?;
+    Some(out)
+}
+
+fn write_json(value: &Value, out: &mut String) -> Option<()> {
+    match value {
+        Value::Nil => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) => out.push_str(&i.to_string()),
+        Value::Float(f) => out.push_str(&json_float(*f)?),
+        Value::String(s) => write_json_string(s, out),
+        Value::List(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json(item, out)?;
+            }
+            out.push(']');
+        }
+        Value::Map(map) => {
+            out.push('{');
+            for (i, (k, v)) in map.entries().iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json_string(k, out);
+                out.push(':');
+                write_json(v, out)?;
+            }
+            out.push('}');
+        }
+        Value::Object(o) => match o.to_value() {
+            Some(v) => write_json(&v, out)?,
+            None => out.push_str("{}"),
+        },
+    }
+    Some(())
+}
+
+/// Go's JSON number text of a float64.
+pub fn json_float(f: f64) -> Option<String> {
+    if !f.is_finite() {
+        return None;
+    }
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        // Exponent form, with Go's cleanup of a two-digit negative exponent (e-07 -> e-7).
+        let g = super::go_yaml::format_float_g(f);
+        let (mantissa, exponent) = g.split_once('e').unwrap_or((&g, "+00"));
+        let (sign, digits) = exponent.split_at(1);
+        let digits = digits.trim_start_matches('0');
+        let digits = if digits.is_empty() { "0" } else { digits };
+        let digits = if sign == "+" && digits.len() < 2 {
+            format!("0{digits}")
+        } else {
+            digits.to_string()
+        };
+        return Some(format!("{mantissa}e{sign}{digits}"));
+    }
+    Some(format!("{f}"))
+}
+
+/// Go's JSON string, with its HTML-safe escapes.
+pub fn write_json_string(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{08}' => out.push_str("\\b"),
+            '\u{0c}' => out.push_str("\\f"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// A value as `toYaml` sees it after Helm's JSON round trip; `None` where JSON fails.
+pub fn yaml_node(value: &Value) -> Option<Node> {
+    Some(match value {
+        Value::Nil => Node::Null,
+        Value::Bool(b) => Node::Bool(*b),
+        Value::Int(i) => Node::Int(i.to_string()),
+        Value::Float(f) => {
+            if !f.is_finite() {
+                return None;
+            }
+            Node::from_float(*f)
+        }
+        Value::String(s) => Node::Str(s.clone()),
+        Value::List(items) => Node::Seq(items.iter().map(yaml_node).collect::<Option<_>>()?),
+        Value::Map(map) => Node::Map(
+            map.entries()
+                .iter()
+                .map(|(k, v)| Some((k.clone(), yaml_node(v)?)))
+                .collect::<Option<_>>()?,
+        ),
+        Value::Object(o) => match o.to_value() {
+            Some(v) => yaml_node(&v)?,
+            None => Node::Map(Vec::new()),
+        },
+    })
+}
+
+/// A value as go-yaml v3 sees it without a JSON round trip (`toYamlPretty`).
+pub fn yaml_node_direct(value: &Value) -> Node {
+    match value {
+        Value::Float(f) => Node::Float(*f),
+        Value::List(items) => Node::Seq(items.iter().map(yaml_node_direct).collect()),
+        Value::Map(map) => Node::Map(
+            map.entries()
+                .iter()
+                .map(|(k, v)| (k.clone(), yaml_node_direct(v)))
+                .collect(),
+        ),
+        Value::Object(o) => match o.to_value() {
+            Some(v) => yaml_node_direct(&v),
+            None => Node::Map(Vec::new()),
+        },
+        other => yaml_node(other).unwrap_or(Node::Null),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_json_numbers_and_escapes() {
+        assert_eq!(json_float(1e6).unwrap(), "1000000");
+        assert_eq!(json_float(1.5).unwrap(), "1.5");
+        assert_eq!(json_float(1e21).unwrap(), "1e+21");
+        assert_eq!(json_float(1e-7).unwrap(), "1e-7");
+        let mut s = String::new();
+        write_json_string("<a & \"b\">\n", &mut s);
+        assert_eq!(s, r#""\u003ca \u0026 \"b\"\u003e\n""#);
+    }
+}

@@ -1,0 +1,298 @@
+//! What becomes of rendered templates, as Helm sorts them: each template's text split into
+//! YAML documents, empty ones dropped, hooks (`helm.sh/hook`) kept apart with their weights and
+//! delete policies, and everything else in Helm's install order of kinds.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+#[error("YAML parse error on {template}: {detail}")]
+pub struct ManifestError {
+    pub template: String,
+    pub detail: String,
+}
+
+/// Kinds in the order Helm installs them; unknown kinds go last, alphabetically.
+pub const INSTALL_ORDER: &[&str] = &[
+    "PriorityClass",
+    "Namespace",
+    "NetworkPolicy",
+    "ResourceQuota",
+    "LimitRange",
+    "PodSecurityPolicy",
+    "PodDisruptionBudget",
+    "ServiceAccount",
+    "Secret",
+    "SecretList",
+    "ConfigMap",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleList",
+    "ClusterRoleBinding",
+    "ClusterRoleBindingList",
+    "Role",
+    "RoleList",
+    "RoleBinding",
+    "RoleBindingList",
+    "Service",
+    "DaemonSet",
+    "Pod",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "IngressClass",
+    "Ingress",
+    "APIService",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+];
+
+pub const HOOK_ANNOTATION: &str = "helm.sh/hook";
+pub const HOOK_WEIGHT_ANNOTATION: &str = "helm.sh/hook-weight";
+pub const HOOK_DELETE_ANNOTATION: &str = "helm.sh/hook-delete-policy";
+pub const HOOK_OUTPUT_LOG_ANNOTATION: &str = "helm.sh/hook-output-log-policy";
+
+const HOOK_EVENTS: &[&str] = &[
+    "pre-install",
+    "post-install",
+    "pre-delete",
+    "post-delete",
+    "pre-upgrade",
+    "post-upgrade",
+    "pre-rollback",
+    "post-rollback",
+    "test",
+];
+
+/// One object of the release's manifest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    /// The template it came from (`chart/templates/x.yaml`).
+    pub template: String,
+    pub content: String,
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+}
+
+/// A hook object, run by Helm around install, upgrade, delete, rollback or test.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hook {
+    pub template: String,
+    pub content: String,
+    pub kind: String,
+    pub name: String,
+    pub events: Vec<String>,
+    pub weight: i64,
+    pub delete_policies: Vec<String>,
+    pub output_log_policies: Vec<String>,
+}
+
+#[derive(Debug, Default, PartialEq)]
+pub struct Sorted {
+    pub hooks: Vec<Hook>,
+    pub manifests: Vec<Manifest>,
+}
+
+#[derive(Deserialize, Default)]
+struct Head {
+    #[serde(default, rename = "apiVersion")]
+    api_version: Option<serde_json::Value>,
+    #[serde(default)]
+    kind: Option<serde_json::Value>,
+    #[serde(default)]
+    metadata: Option<HeadMetadata>,
+}
+
+#[derive(Deserialize, Default)]
+struct HeadMetadata {
+    #[serde(default)]
+    name: Option<serde_json::Value>,
+    #[serde(default)]
+    annotations: Option<BTreeMap<String, serde_json::Value>>,
+}
+
+fn text(value: &Option<serde_json::Value>) -> String {
+    match value {
+        None | Some(serde_json::Value::Null) => String::new(),
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Splits a template's output into documents at lines starting with `---`, dropping empty
+/// ones and leading whitespace, as Helm's SplitManifests.
+pub fn split_documents(text: &str) -> Vec<String> {
+    let trimmed = text.trim_start();
+    let mut docs = Vec::new();
+    let mut current = String::new();
+    let mut at_line_start = true;
+    let mut rest = trimmed;
+    while !rest.is_empty() {
+        if at_line_start && rest.starts_with("---") {
+            docs.push(std::mem::take(&mut current));
+            rest = rest[3..].trim_start_matches([' ', '\t']);
+            at_line_start = false;
+            continue;
+        }
+        let c = rest.chars().next().unwrap_or_default();
+        current.push(c);
+        at_line_start = c == '\n';
+        rest = &rest[c.len_utf8()..];
+    }
+    docs.push(current);
+    docs.into_iter()
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| d.trim_start().to_string())
+        .collect()
+}
+
+/// Helm's SortManifests: `rendered` maps template paths to their output; partials and NOTES
+/// must already be out.
+pub fn sort(rendered: &BTreeMap<String, String>) -> Result<Sorted, ManifestError> {
+    let mut sorted = Sorted::default();
+    for (template, content) in rendered {
+        let base = template.rsplit('/').next().unwrap_or(template);
+        if base.starts_with('_') || content.trim().is_empty() {
+            continue;
+        }
+        for doc in split_documents(content) {
+            let head: Head = crate::yaml::from_str::<Option<Head>>(&doc)
+                .map_err(|e| ManifestError {
+                    template: template.clone(),
+                    detail: e.to_string(),
+                })?
+                .unwrap_or_default();
+            let kind = text(&head.kind);
+            let metadata = head.metadata.unwrap_or_default();
+            let name = text(&metadata.name);
+            let annotations: BTreeMap<String, String> = metadata
+                .annotations
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(k, v)| (k, text(&Some(v))))
+                .collect();
+            let Some(hook_types) = annotations.get(HOOK_ANNOTATION) else {
+                sorted.manifests.push(Manifest {
+                    template: template.clone(),
+                    content: doc,
+                    api_version: text(&head.api_version),
+                    kind,
+                    name,
+                });
+                continue;
+            };
+            let mut events = Vec::new();
+            let mut unknown = false;
+            for event in hook_types.split(',') {
+                let event = event.trim().to_lowercase();
+                let event = if event == "test-success" {
+                    "test".to_string()
+                } else {
+                    event
+                };
+                if !HOOK_EVENTS.contains(&event.as_str()) {
+                    unknown = true;
+                    break;
+                }
+                events.push(event);
+            }
+            if unknown {
+                // Helm skips objects with unknown hook events altogether.
+                continue;
+            }
+            let list = |key: &str| -> Vec<String> {
+                annotations
+                    .get(key)
+                    .map(|v| v.split(',').map(|p| p.trim().to_lowercase()).collect())
+                    .unwrap_or_default()
+            };
+            sorted.hooks.push(Hook {
+                template: template.clone(),
+                content: doc,
+                kind,
+                name,
+                events,
+                weight: annotations
+                    .get(HOOK_WEIGHT_ANNOTATION)
+                    .and_then(|w| go_atoi(w))
+                    .unwrap_or(0),
+                delete_policies: list(HOOK_DELETE_ANNOTATION),
+                output_log_policies: list(HOOK_OUTPUT_LOG_ANNOTATION),
+            });
+        }
+    }
+    sorted
+        .manifests
+        .sort_by(|a, b| kind_order(&a.kind, &b.kind));
+    sorted.hooks.sort_by(|a, b| kind_order(&a.kind, &b.kind));
+    Ok(sorted)
+}
+
+/// Go's strconv.Atoi: an optional sign and decimal digits, nothing else.
+fn go_atoi(text: &str) -> Option<i64> {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// Helm's kind comparison (used with a stable sort).
+pub fn kind_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let position = |k: &str| INSTALL_ORDER.iter().position(|x| *x == k);
+    match (position(a), position(b)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_split_at_line_starts() {
+        let docs = split_documents("\n---\na: 1\n---  \nb: '---'\n--- # c\n\n---\n");
+        assert_eq!(docs, vec!["a: 1\n", "b: '---'\n", "# c\n\n"]);
+    }
+
+    #[test]
+    fn hooks_are_kept_apart_and_kinds_sorted() {
+        let mut rendered = BTreeMap::new();
+        rendered.insert(
+            "c/templates/a.yaml".to_string(),
+            "kind: Deployment\nmetadata:\n  name: d\n---\nkind: Foo\n---\nkind: Namespace\n"
+                .to_string(),
+        );
+        rendered.insert(
+            "c/templates/job.yaml".to_string(),
+            "kind: Job\nmetadata:\n  name: j\n  annotations:\n    helm.sh/hook: pre-install,Post-Upgrade\n    helm.sh/hook-weight: \"-5\"\n    helm.sh/hook-delete-policy: before-hook-creation, hook-succeeded\n".to_string(),
+        );
+        rendered.insert(
+            "c/templates/_h.tpl".to_string(),
+            "kind: Secret\n".to_string(),
+        );
+        let sorted = sort(&rendered).unwrap();
+        let kinds: Vec<&str> = sorted.manifests.iter().map(|m| m.kind.as_str()).collect();
+        assert_eq!(kinds, vec!["Namespace", "Deployment", "Foo"]);
+        let hook = &sorted.hooks[0];
+        assert_eq!(hook.events, vec!["pre-install", "post-upgrade"]);
+        assert_eq!(hook.weight, -5);
+        assert_eq!(
+            hook.delete_policies,
+            vec!["before-hook-creation", "hook-succeeded"]
+        );
+    }
+}

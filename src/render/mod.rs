@@ -1,0 +1,19 @@
+//! Helm's semantics on top of the Go template engine: a chart's tree of subcharts, values
+//! coalesced as Helm does, the objects templates see (`.Release`, `.Chart`, `.Files`,
+//! `.Capabilities`, ...), Helm's own template functions, and what becomes of the rendered text
+//! (hooks apart, kinds in install order, NOTES).
+
+pub mod capabilities;
+pub mod dependencies;
+pub mod engine;
+pub mod funcs;
+pub mod glob;
+pub mod go_json;
+pub mod go_yaml;
+pub mod manifests;
+pub mod objects;
+pub mod release;
+pub mod schema;
+pub mod strvals;
+pub mod tree;
+pub mod values;

@@ -1,0 +1,280 @@
+//! The host objects templates reach: `.Files` and `.Capabilities` (with `.KubeVersion`,
+//! `.APIVersions` and `.HelmVersion`), with the fields and methods Helm gives them.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use base64::Engine as _;
+use gotemplate::{Error, Map, Object, Value};
+
+use super::capabilities::{self, Capabilities, KubeVersion};
+use super::glob::files_glob;
+use super::go_json::yaml_node;
+use super::go_yaml;
+
+/// A chart's files other than templates (`.Files`): Go's `map[string][]byte` with methods.
+#[derive(Debug, Clone, Default)]
+pub struct Files(pub Arc<BTreeMap<String, Vec<u8>>>);
+
+impl Files {
+    pub fn new(files: BTreeMap<String, Vec<u8>>) -> Files {
+        Files(Arc::new(files))
+    }
+
+    fn get(&self, name: &str) -> String {
+        self.0
+            .get(name)
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default()
+    }
+
+    fn glob(&self, pattern: &str) -> Files {
+        Files::new(
+            self.0
+                .iter()
+                .filter(|(name, _)| files_glob(pattern, name))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        )
+    }
+
+    /// A map of base name -> text, as `toYaml` writes it.
+    fn as_yaml(&self, encode: impl Fn(&[u8]) -> String) -> String {
+        let mut by_base: BTreeMap<String, String> = BTreeMap::new();
+        for (name, data) in self.0.iter() {
+            let base = name.rsplit('/').next().unwrap_or(name);
+            by_base.insert(base.to_string(), encode(data));
+        }
+        if by_base.is_empty() {
+            return "{}".to_string();
+        }
+        let map: Map = by_base
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect();
+        match yaml_node(&Value::Map(map)) {
+            Some(node) => go_yaml::emit(&node.sorted())
+                .trim_end_matches('\n')
+                .to_string(),
+            None => String::new(),
+        }
+    }
+
+    fn lines(&self, name: &str) -> Vec<Value> {
+        let Some(data) = self.0.get(name).filter(|d| !d.is_empty()) else {
+            return Vec::new();
+        };
+        let text = String::from_utf8_lossy(data);
+        let text = text.strip_suffix('\n').unwrap_or(&text);
+        text.split('\n')
+            .map(|l| Value::String(l.to_string()))
+            .collect()
+    }
+}
+
+fn string_arg(name: &str, args: &[Value], i: usize) -> Result<String, Error> {
+    match args.get(i) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(other) => Err(Error::func(format!(
+            "wrong type for value; expected string; got {}",
+            other.type_name()
+        ))),
+        None => Err(Error::func(format!(
+            "wrong number of args for {name}: want 1 got {}",
+            args.len()
+        ))),
+    }
+}
+
+impl Object for Files {
+    fn type_name(&self) -> String {
+        "engine.files".to_string()
+    }
+
+    fn call_method(&self, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
+        let result = match name {
+            "Get" => string_arg(name, args, 0).map(|p| Value::String(self.get(&p))),
+            "GetBytes" => string_arg(name, args, 0).map(|p| Value::String(self.get(&p))),
+            "Glob" => string_arg(name, args, 0).map(|p| Value::Object(Arc::new(self.glob(&p)))),
+            "Lines" => string_arg(name, args, 0).map(|p| Value::list(self.lines(&p))),
+            "AsConfig" => Ok(Value::String(
+                self.as_yaml(|b| String::from_utf8_lossy(b).into_owned()),
+            )),
+            "AsSecrets" => {
+                Ok(Value::String(self.as_yaml(|b| {
+                    base64::engine::general_purpose::STANDARD.encode(b)
+                })))
+            }
+            _ => return None,
+        };
+        Some(result)
+    }
+
+    fn format(&self) -> String {
+        let entries: Vec<String> = self.0.iter().map(|(k, v)| format!("{k}:{v:?}")).collect();
+        format!("map[{}]", entries.join(" "))
+    }
+
+    fn to_value(&self) -> Option<Value> {
+        Some(Value::Map(
+            self.0
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        Value::String(String::from_utf8_lossy(v).into_owned()),
+                    )
+                })
+                .collect(),
+        ))
+    }
+}
+
+/// `.Capabilities`.
+#[derive(Debug, Clone)]
+pub struct CapabilitiesObject(pub Arc<Capabilities>);
+
+impl Object for CapabilitiesObject {
+    fn type_name(&self) -> String {
+        "*common.Capabilities".to_string()
+    }
+
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "KubeVersion" => Some(Value::Object(Arc::new(KubeVersionObject(
+                self.0.kube_version.clone(),
+            )))),
+            "APIVersions" => Some(Value::Object(Arc::new(ApiVersions(Arc::new(
+                self.0.api_versions.clone(),
+            ))))),
+            "HelmVersion" => Some(Value::Object(Arc::new(HelmVersion))),
+            _ => None,
+        }
+    }
+
+    fn format(&self) -> String {
+        format!(
+            "&{{{} {} {}}}",
+            KubeVersionObject(self.0.kube_version.clone()).format(),
+            ApiVersions(Arc::new(self.0.api_versions.clone())).format(),
+            HelmVersion.format()
+        )
+    }
+
+    fn to_value(&self) -> Option<Value> {
+        let map = Map::new();
+        for key in ["KubeVersion", "APIVersions", "HelmVersion"] {
+            if let Some(Value::Object(o)) = self.field(key) {
+                map.insert(key, o.to_value().unwrap_or_default());
+            }
+        }
+        Some(Value::Map(map))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct KubeVersionObject(pub KubeVersion);
+
+impl Object for KubeVersionObject {
+    fn type_name(&self) -> String {
+        "common.KubeVersion".to_string()
+    }
+
+    fn field(&self, name: &str) -> Option<Value> {
+        let v = &self.0;
+        match name {
+            "Version" | "GitVersion" => Some(Value::String(v.version.clone())),
+            "Major" => Some(Value::String(v.major.clone())),
+            "Minor" => Some(Value::String(v.minor.clone())),
+            _ => None,
+        }
+    }
+
+    fn call_method(&self, name: &str, _args: &[Value]) -> Option<Result<Value, Error>> {
+        match name {
+            "String" => Some(Ok(Value::String(self.0.normalized.clone()))),
+            "GitVersion" => Some(Ok(Value::String(self.0.version.clone()))),
+            _ => None,
+        }
+    }
+
+    fn format(&self) -> String {
+        self.0.normalized.clone()
+    }
+
+    fn to_value(&self) -> Option<Value> {
+        let map = Map::new();
+        map.insert("Version", Value::String(self.0.version.clone()));
+        map.insert("Major", Value::String(self.0.major.clone()));
+        map.insert("Minor", Value::String(self.0.minor.clone()));
+        Some(Value::Map(map))
+    }
+}
+
+/// `.Capabilities.APIVersions`: a list of strings with `Has`.
+#[derive(Debug, Clone)]
+pub struct ApiVersions(pub Arc<Vec<String>>);
+
+impl Object for ApiVersions {
+    fn type_name(&self) -> String {
+        "common.VersionSet".to_string()
+    }
+
+    fn call_method(&self, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
+        match name {
+            "Has" => Some(string_arg(name, args, 0).map(|v| Value::Bool(self.0.contains(&v)))),
+            _ => None,
+        }
+    }
+
+    fn format(&self) -> String {
+        format!("[{}]", self.0.join(" "))
+    }
+
+    fn to_value(&self) -> Option<Value> {
+        Some(Value::list(
+            self.0.iter().map(|s| Value::String(s.clone())).collect(),
+        ))
+    }
+}
+
+/// `.Capabilities.HelmVersion`: the Helm release whose behaviour is implemented.
+#[derive(Debug, Clone)]
+pub struct HelmVersion;
+
+impl Object for HelmVersion {
+    fn type_name(&self) -> String {
+        "version.BuildInfo".to_string()
+    }
+
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "Version" => Some(Value::str(capabilities::HELM_VERSION)),
+            "GitCommit" | "GitTreeState" => Some(Value::str("")),
+            "GoVersion" => Some(Value::str(capabilities::HELM_GO_VERSION)),
+            "KubeClientVersion" => Some(Value::str(capabilities::HELM_KUBE_CLIENT_VERSION)),
+            _ => None,
+        }
+    }
+
+    fn format(&self) -> String {
+        format!(
+            "{{{}  {} {} {}}}",
+            capabilities::HELM_VERSION,
+            "",
+            capabilities::HELM_GO_VERSION,
+            capabilities::HELM_KUBE_CLIENT_VERSION
+        )
+    }
+
+    fn to_value(&self) -> Option<Value> {
+        let map = Map::new();
+        map.insert("version", Value::str(capabilities::HELM_VERSION));
+        map.insert("go_version", Value::str(capabilities::HELM_GO_VERSION));
+        map.insert(
+            "kube_client_version",
+            Value::str(capabilities::HELM_KUBE_CLIENT_VERSION),
+        );
+        Some(Value::Map(map))
+    }
+}

@@ -1,0 +1,162 @@
+//! A chart rendered for a release, as `helm install --dry-run` / `helm template` produce it:
+//! dependencies processed for the user's values, values coalesced and checked against the
+//! schemas, templates rendered, NOTES taken out, hooks kept apart, kinds in install order.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use thiserror::Error;
+
+use super::capabilities::Capabilities;
+use super::engine::{self, Release};
+use super::funcs::{Lookup, NoCluster};
+use super::manifests::{self, Hook, Manifest};
+use super::tree::ChartNode;
+use super::values::{self, Values, Warnings};
+use super::{dependencies, schema};
+
+#[derive(Debug, Error)]
+pub enum ReleaseError {
+    #[error(transparent)]
+    Render(#[from] engine::RenderError),
+    #[error(
+        "values don't meet the specifications of the schema(s) in the following chart(s):\n{0}"
+    )]
+    Schema(String),
+    #[error(
+        "chart requires kubeVersion: {required} which is incompatible with Kubernetes {actual}"
+    )]
+    KubeVersion { required: String, actual: String },
+    #[error(transparent)]
+    Manifest(#[from] manifests::ManifestError),
+}
+
+/// What to render a chart for.
+#[derive(Clone)]
+pub struct Options {
+    pub release: Release,
+    pub capabilities: Capabilities,
+    pub lookup: Arc<dyn Lookup>,
+}
+
+impl Options {
+    /// `helm template`'s defaults: an install of revision 1, offline.
+    pub fn new(name: &str, namespace: &str, capabilities: Capabilities) -> Options {
+        Options {
+            release: Release {
+                name: name.to_string(),
+                namespace: namespace.to_string(),
+                revision: 1,
+                is_install: true,
+                is_upgrade: false,
+            },
+            capabilities,
+            lookup: Arc::new(NoCluster),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Rendered {
+    /// Every template's output (partials excepted, NOTES included), by path.
+    pub templates: BTreeMap<String, String>,
+    pub manifests: Vec<Manifest>,
+    pub hooks: Vec<Hook>,
+    /// The top chart's NOTES.txt, rendered.
+    pub notes: String,
+    /// `crds/` files of the chart and its subcharts: (path, text).
+    pub crds: Vec<(String, String)>,
+    /// The values the templates saw.
+    pub values: Values,
+    pub warnings: Vec<String>,
+}
+
+const NOTES: &str = "NOTES.txt";
+
+/// Renders `chart` with the user's values (`-f` and `--set` already merged).
+pub fn render(
+    chart: &ChartNode,
+    user: &Values,
+    options: &Options,
+) -> Result<Rendered, ReleaseError> {
+    let mut warnings = Warnings::default();
+    let mut chart = chart.clone();
+    dependencies::process(&mut chart, user, &mut warnings);
+    let values = values::coalesce_values(&chart, user, &mut warnings);
+    schema::validate(&chart, &values).map_err(ReleaseError::Schema)?;
+    check_kube_version(&chart, &options.capabilities)?;
+    let templates = engine::render(
+        &chart,
+        &values,
+        &options.release,
+        &options.capabilities,
+        options.lookup.clone(),
+    )?;
+    let top_notes = format!("{}/templates/{NOTES}", chart.name());
+    let notes = templates.get(&top_notes).cloned().unwrap_or_default();
+    let without_notes: BTreeMap<String, String> = templates
+        .iter()
+        .filter(|(k, _)| !k.ends_with(NOTES))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let sorted = manifests::sort(&without_notes)?;
+    let crds = chart
+        .crd_files()
+        .into_iter()
+        .map(|(path, data)| (path, String::from_utf8_lossy(data).into_owned()))
+        .collect();
+    Ok(Rendered {
+        templates,
+        manifests: sorted.manifests,
+        hooks: sorted.hooks,
+        notes,
+        crds,
+        values,
+        warnings: warnings.0,
+    })
+}
+
+fn check_kube_version(chart: &ChartNode, caps: &Capabilities) -> Result<(), ReleaseError> {
+    let required = chart.metadata.kube_version.trim();
+    if required.is_empty() {
+        return Ok(());
+    }
+    let actual = caps
+        .kube_version
+        .normalized
+        .trim_start_matches('v')
+        .to_string();
+    // Only a constraint this tool understands can refuse a chart; Helm's own parser accepts
+    // a few spellings more, and refusing what Helm installs would be worse than not checking.
+    if let Ok(spec) = crate::chart::version::VersionSpec::parse(Some(required))
+        && crate::chart::version::parse_version(&actual).is_some()
+        && !spec.matches(&actual)
+        && !spec.matches(&format!("{actual}-0"))
+    {
+        return Err(ReleaseError::KubeVersion {
+            required: required.to_string(),
+            actual: caps.kube_version.version.clone(),
+        });
+    }
+    Ok(())
+}
+
+impl Rendered {
+    /// `helm template`'s output: CRDs when asked, the manifests, then the hooks.
+    pub fn helm_template_output(&self, include_crds: bool) -> String {
+        let mut manifest = String::new();
+        if include_crds {
+            for (path, text) in &self.crds {
+                manifest.push_str(&format!("---\n# Source: {path}\n{text}\n"));
+            }
+        }
+        for m in &self.manifests {
+            manifest.push_str(&format!("---\n# Source: {}\n{}\n", m.template, m.content));
+        }
+        let mut out = format!("{}\n", manifest.trim());
+        for h in &self.hooks {
+            out.push_str(&format!("---\n# Source: {}\n{}\n", h.template, h.content));
+        }
+        out
+    }
+}

@@ -1,0 +1,242 @@
+//! `operator-rs template`, end to end: the real binary's output in `helm template`'s format,
+//! every document checked against what real Helm renders for its template; `--set`, `-f`,
+//! `--show-only`, and a Helm project's kinds rendered with their samples.
+
+mod support;
+
+use std::collections::BTreeMap;
+
+use operator_rs::render::manifests::{INSTALL_ORDER, split_documents};
+use support::helm_oracle::{HelmOracle, RenderRequest};
+use support::project::{operator_rs, shared_chart};
+
+/// (template, document) pairs of `helm template`-style output, in order.
+fn sources(output: &str) -> Vec<(String, String)> {
+    assert!(output.starts_with("---\n# Source: "), "{output}");
+    split_documents(output)
+        .into_iter()
+        .map(|doc| {
+            let (first, rest) = doc.split_once('\n').unwrap_or((&doc, ""));
+            let template = first
+                .strip_prefix("# Source: ")
+                .unwrap_or_else(|| panic!("a document without its # Source line: {doc}"));
+            (template.to_string(), rest.trim_end().to_string())
+        })
+        .collect()
+}
+
+fn kind_of(doc: &str) -> String {
+    doc.lines()
+        .find_map(|l| l.strip_prefix("kind: "))
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+fn is_hook(doc: &str) -> bool {
+    doc.contains("helm.sh/hook:") || doc.contains("\"helm.sh/hook\":")
+}
+
+/// Every document of our output is a document Helm rendered for that template, every
+/// non-empty document Helm rendered is there once, manifests come in Helm's kind order and
+/// hooks after them.
+fn assert_same_documents(ours: &str, helm: &BTreeMap<String, String>) {
+    let mut expected: Vec<(String, String)> = helm
+        .iter()
+        .filter(|(k, _)| !k.ends_with("NOTES.txt"))
+        .flat_map(|(k, v)| {
+            split_documents(v)
+                .into_iter()
+                .map(move |d| (k.clone(), d.trim_end().to_string()))
+        })
+        .collect();
+    let got = sources(ours);
+    for pair in &got {
+        let at = expected
+            .iter()
+            .position(|e| e == pair)
+            .unwrap_or_else(|| panic!("not rendered so by Helm: {pair:?}"));
+        expected.remove(at);
+    }
+    assert!(expected.is_empty(), "Helm rendered more: {expected:?}");
+    let rank = |k: &str| {
+        INSTALL_ORDER
+            .iter()
+            .position(|x| *x == k)
+            .unwrap_or(INSTALL_ORDER.len())
+    };
+    let manifests: Vec<&(String, String)> = got.iter().filter(|(_, d)| !is_hook(d)).collect();
+    let first_hook = got
+        .iter()
+        .position(|(_, d)| is_hook(d))
+        .unwrap_or(got.len());
+    assert!(
+        got[first_hook..].iter().all(|(_, d)| is_hook(d)),
+        "hooks come last"
+    );
+    for pair in manifests.windows(2) {
+        assert!(
+            rank(&kind_of(&pair[0].1)) <= rank(&kind_of(&pair[1].1)),
+            "install order: {} before {}",
+            kind_of(&pair[0].1),
+            kind_of(&pair[1].1)
+        );
+    }
+}
+
+#[test]
+fn a_chart_renders_in_helm_templates_format() {
+    let Some(mut helm) = HelmOracle::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let chart = shared_chart("alertmanager");
+    let values = dir.path().join("values.yaml");
+    std::fs::write(
+        &values,
+        "replicaCount: 2\nserviceAccount:\n  name: from-file\n",
+    )
+    .unwrap();
+    let output = operator_rs(dir.path())
+        .args(["template"])
+        .arg(&chart)
+        .args(["--name", "rel", "-n", "ns", "-f"])
+        .arg(&values)
+        .args([
+            "--set",
+            "serviceAccount.name=from-set,podLabels.team=x,testFramework.enabled=true",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let ours = String::from_utf8(output.stdout).unwrap();
+    let expected = helm
+        .render(
+            &RenderRequest::new(&chart)
+                .release("rel", "ns")
+                .values(serde_json::json!({
+                    "replicaCount": 2,
+                    "serviceAccount": {"name": "from-set"},
+                    "podLabels": {"team": "x"},
+                    "testFramework": {"enabled": true},
+                })),
+        )
+        .unwrap();
+    assert_same_documents(&ours, &expected);
+    assert!(ours.contains("name: from-set"), "--set wins over -f");
+    assert!(
+        ours.contains("helm.sh/hook"),
+        "alertmanager's test hook is printed"
+    );
+}
+
+#[test]
+fn show_only_prints_the_named_templates() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = operator_rs(dir.path())
+        .arg("template")
+        .arg(shared_chart("hello-world"))
+        .args(["--show-only", "templates/service.yaml"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let ours = String::from_utf8(output.stdout).unwrap();
+    let docs = sources(&ours);
+    assert_eq!(docs.len(), 1, "{ours}");
+    assert_eq!(docs[0].0, "hello-world/templates/service.yaml");
+    let missing = operator_rs(dir.path())
+        .arg("template")
+        .arg(shared_chart("hello-world"))
+        .args(["--show-only", "templates/nothing.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&missing.stderr)
+            .contains("could not find template templates/nothing.yaml in chart")
+    );
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [vec!["--kube-version", "banana"], vec!["--set", "novalue"]] {
+        let output = operator_rs(dir.path())
+            .arg("template")
+            .arg(shared_chart("hello-world"))
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("banana") || stderr.contains("novalue"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn in_a_helm_project_each_kind_renders_with_its_sample() {
+    let Some(mut helm) = HelmOracle::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let new = operator_rs(dir.path())
+        .args([
+            "new",
+            "hello-op",
+            "--type=helm",
+            "--kind=HelloWorld",
+            "--yes",
+            "--helm-chart",
+        ])
+        .arg(shared_chart("hello-world"))
+        .output()
+        .unwrap();
+    assert!(
+        new.status.success(),
+        "{}",
+        String::from_utf8_lossy(&new.stderr)
+    );
+    let project = dir.path().join("hello-op");
+    let output = operator_rs(&project.join("deploy"))
+        .args(["template", "-n", "team-a"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let ours = String::from_utf8(output.stdout).unwrap();
+    let sample = std::fs::read_dir(project.join("deploy/crds"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .find(|e| e.file_name().to_string_lossy().ends_with("_cr.yaml"))
+        .unwrap()
+        .path();
+    let cr: serde_json::Value =
+        operator_rs::yaml::from_str(&std::fs::read_to_string(&sample).unwrap()).unwrap();
+    let name = cr["metadata"]["name"].as_str().unwrap();
+    let expected = helm
+        .render(
+            &RenderRequest::new(project.join("helm-charts/hello-world"))
+                .release(name, "team-a")
+                .values(cr["spec"].clone()),
+        )
+        .unwrap();
+    assert_same_documents(&ours, &expected);
+    assert!(
+        ours.contains(name),
+        "the release is named after the sample: {ours}"
+    );
+}
