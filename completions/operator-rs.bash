@@ -177,7 +177,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__create__subcmd__api)
-            opts="-q -y -h -V --api-version --kind --plural --helm-chart --helm-chart-version --helm-chart-repo --plain-http --quiet --yes --help --version"
+            opts="-q -y -h -V --api-version --kind --plural --helm-chart --set-chart-version --helm-chart-version --helm-chart-repo --plain-http --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -196,6 +196,10 @@ _operator__rs() {
                     return 0
                     ;;
                 --helm-chart)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-chart-version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -527,7 +531,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__new)
-            opts="-q -y -h -V --type --api-version --kind --plural --helm-chart --helm-chart-version --helm-chart-repo --plain-http --domain --quiet --yes --help --version"
+            opts="-q -y -h -V --type --api-version --kind --plural --helm-chart --set-chart-version --helm-chart-version --helm-chart-repo --plain-http --domain --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -550,6 +554,10 @@ _operator__rs() {
                     return 0
                     ;;
                 --helm-chart)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-chart-version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
