@@ -24,9 +24,11 @@ command -v kubectl >/dev/null || echo "warning: kubectl is not on PATH; the depl
 
 # Python judges of generated manifests, pinned so that results do not drift.
 venv=.venv
-if [[ ! -x $venv/bin/kubernetes-validate || ! -x $venv/bin/checkov ]]; then
-    echo "== installing kubernetes-validate and checkov into $venv"
+# helm-python-sdk bundles Helm 4's Go SDK: real Helm loads and renders charts in the tests.
+if [[ ! -x $venv/bin/kubernetes-validate || ! -x $venv/bin/checkov ]] \
+    || ! "$venv/bin/python" -c 'import helm_python' 2>/dev/null; then
+    echo "== installing kubernetes-validate, checkov and helm-python-sdk into $venv"
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check \
-        "kubernetes-validate==1.37.0" "checkov==3.3.30"
+        "kubernetes-validate==1.37.0" "checkov==3.3.30" "helm-python-sdk==0.2.2"
 fi
