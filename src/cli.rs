@@ -158,8 +158,23 @@ pub struct ApiArgs {
     #[arg(long, value_name = "CHART")]
     pub helm_chart: Option<String>,
 
+    /// Helm projects: write this semver version (and, if that is not valid either, appVersion) into the copied Chart.yaml of an unreleased --helm-chart whose version Helm cannot load, such as rancher's %VERSION%
+    #[arg(long, value_name = "VERSION", requires = "helm_chart", value_parser = parse_chart_version)]
+    pub set_chart_version: Option<String>,
+
     #[command(flatten)]
     pub chart_source: ChartSourceArgs,
+}
+
+/// `--set-chart-version` is written into Chart.yaml as it is, so it must be a plain semver.
+fn parse_chart_version(text: &str) -> Result<String, String> {
+    semver::Version::parse(text)
+        .map(|_| text.to_string())
+        .map_err(|e| {
+            format!(
+                "\"{text}\" is not a semantic version MAJOR.MINOR.PATCH (for example 2.13.0): {e}"
+            )
+        })
 }
 
 #[derive(Debug, Args)]

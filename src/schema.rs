@@ -15,7 +15,9 @@
 //! - `required` is kept only inside list items: a list replaces the default wholesale, while a
 //!   map key missing from the custom resource is filled in from `values.yaml`;
 //! - `default`s are left out: Helm never applies a schema default, the API server would, and a
-//!   schema default that differs from `values.yaml` would silently change the release.
+//!   schema default that differs from `values.yaml` would silently change the release. (The
+//!   CRD template gives `spec` itself `default: {}`, so that a custom resource without `spec`
+//!   gets exactly the chart's `values.yaml`.)
 
 mod convert;
 mod infer;

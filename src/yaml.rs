@@ -48,3 +48,12 @@ pub fn from_str_multi_yaml11<T: DeserializeOwned>(
     let options = serde_saphyr::options! { legacy_octal_numbers: true };
     serde_saphyr::from_multiple_with_options(text, options)
 }
+
+/// Parses one document as Helm's YAML reader (go-yaml v2 through sigs.k8s.io/yaml) does with
+/// repeated keys: the last one wins. The strict default would refuse charts Helm loads.
+pub fn from_str_last_key_wins<T: DeserializeOwned>(text: &str) -> Result<T, serde_saphyr::Error> {
+    let options = serde_saphyr::options! {
+        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
+    };
+    serde_saphyr::from_str_with_options(text, options)
+}

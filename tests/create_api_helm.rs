@@ -75,6 +75,7 @@ fn two_more_kinds_with_their_charts() {
             "api",
             "--api-version=rancher.com/v1",
             "--kind=Rancher",
+            "--set-chart-version=2.13.0",
             "--helm-chart",
         ])
         .arg(shared_chart("rancher"))
@@ -222,6 +223,51 @@ fn refusals_change_nothing() {
         2,
         &["helm-charts/hello-world", "different content"],
     );
+
+    // A chart Helm cannot load (rancher's unreleased `version: %VERSION%`) would stop the
+    // operator and every kind it already serves.
+    let rancher = shared_chart("rancher");
+    assert_refused(
+        &project,
+        &["--kind=Rancher", "--helm-chart", rancher.to_str().unwrap()],
+        2,
+        &[
+            "rancher/Chart.yaml",
+            "line 4",
+            "version: %VERSION%",
+            "crash-loop",
+            "--set-chart-version=VERSION",
+        ],
+    );
+}
+
+#[test]
+fn set_chart_version_stamps_the_copied_chart_only() {
+    let work = tempfile::tempdir().unwrap();
+    let project = new_project(work.path());
+    let rancher = shared_chart("rancher");
+    operator_rs(&project)
+        .args([
+            "create",
+            "api",
+            "--kind=Rancher",
+            "--set-chart-version=2.13.0",
+            "--helm-chart",
+        ])
+        .arg(&rancher)
+        .assert()
+        .success();
+    let copied = std::fs::read_to_string(project.join("helm-charts/rancher/Chart.yaml")).unwrap();
+    let original = std::fs::read_to_string(rancher.join("Chart.yaml")).unwrap();
+    assert_eq!(
+        copied,
+        original
+            .replace("version: %VERSION%", "version: 2.13.0")
+            .replace("appVersion: %APP_VERSION%", "appVersion: 2.13.0")
+    );
+    if let Some(verdict) = support::helm::verdict(&project.join("helm-charts/rancher")) {
+        assert!(verdict.clean(), "{verdict:?}");
+    }
 }
 
 #[test]

@@ -43,26 +43,52 @@ fn judge_manifests(project: &Path) {
     support::crds::assert_samples_match_crds(project);
 }
 
+/// The version stamped into the unreleased rancher chart, whose Chart.yaml says `%VERSION%`.
+const RANCHER_VERSION: &str = "2.13.0";
+
+/// The lines of two texts that differ, pairwise (the texts must have as many lines).
+fn changed_lines<'a>(a: &'a str, b: &'a str) -> Vec<(&'a str, &'a str)> {
+    assert_eq!(a.lines().count(), b.lines().count(), "{a}\n---\n{b}");
+    a.lines().zip(b.lines()).filter(|(x, y)| x != y).collect()
+}
+
 #[test]
 fn new_on_every_shared_chart() {
     for chart in shared_chart_names() {
         let work = tempfile::tempdir().unwrap();
         let name = format!("{chart}-op");
-        operator_rs(work.path())
-            .args(["new", &name, "--type=helm", "--helm-chart"])
-            .arg(shared_chart(&chart))
-            .assert()
-            .success();
+        let mut command = operator_rs(work.path());
+        command.args(["new", &name, "--type=helm", "--helm-chart"]);
+        command.arg(shared_chart(&chart));
+        if chart == "rancher" {
+            command.arg(format!("--set-chart-version={RANCHER_VERSION}"));
+        }
+        command.assert().success();
         let project = work.path().join(&name);
         let tree = read_tree(&project);
 
-        // The chart is copied byte for byte.
-        let copied = subtree(&tree, &format!("helm-charts/{chart}"));
-        assert_eq!(
-            copied,
-            read_tree(&shared_chart(&chart)),
-            "chart {chart} changed in copy"
-        );
+        // The chart is copied byte for byte; rancher's Chart.yaml gets only its versions.
+        let mut copied = subtree(&tree, &format!("helm-charts/{chart}"));
+        let mut original = read_tree(&shared_chart(&chart));
+        if chart == "rancher" {
+            let text = |files: &mut BTreeMap<String, Vec<u8>>| {
+                String::from_utf8(files.remove("Chart.yaml").unwrap()).unwrap()
+            };
+            let (before, after) = (text(&mut original), text(&mut copied));
+            assert_eq!(
+                changed_lines(&before, &after),
+                [
+                    ("version: %VERSION%", "version: 2.13.0"),
+                    ("appVersion: %APP_VERSION%", "appVersion: 2.13.0")
+                ]
+            );
+        }
+        assert_eq!(copied, original, "chart {chart} changed in copy");
+        // Real Helm loads the copied chart, as the helm-operator will at start-up.
+        if let Some(verdict) = support::helm::verdict(&project.join(format!("helm-charts/{chart}")))
+        {
+            assert!(verdict.clean(), "{chart}: {verdict:?}");
+        }
 
         for expected in [
             "PROJECT",
@@ -164,25 +190,282 @@ fn new_from_a_tgz_equals_new_from_the_directory() {
 }
 
 #[test]
-fn a_chart_version_that_is_not_semver_is_a_warning() {
+fn an_unreleased_chart_is_refused_with_the_ways_forward() {
+    let rancher = shared_chart("rancher");
+    let args = [
+        "new",
+        "rancher-op",
+        "--api-version=rancher.com/v1alpha1",
+        "--kind=Rancher",
+        "--type=helm",
+        "--helm-chart",
+        rancher.to_str().unwrap(),
+    ];
+    let chart_yaml = rancher.join("Chart.yaml").display().to_string();
+    assert_refused(
+        &args,
+        |_| {},
+        2,
+        &[
+            &chart_yaml,
+            "line 4",
+            "version: %VERSION%",
+            "placeholder",
+            "Helm cannot load this chart",
+            "exits when one fails",
+            "crash-loop",
+            "none of its kinds",
+            "--helm-chart=REPO/NAME",
+            "--set-chart-version=VERSION",
+        ],
+    );
+    // Real Helm refuses it too.
+    if let Some(verdict) = support::helm::verdict(&rancher) {
+        assert!(verdict.load_error.is_some(), "{verdict:?}");
+    }
+    // With a version it scaffolds, and says what it wrote.
     let work = tempfile::tempdir().unwrap();
     let output = operator_rs(work.path())
-        .args([
-            "new",
-            "rancher-op",
-            "--api-version=rancher.com/v1alpha1",
-            "--kind=Rancher",
-            "--type=helm",
-            "--helm-chart",
-        ])
-        .arg(shared_chart("rancher"))
+        .args(args)
+        .arg("--set-chart-version=2.13.0")
         .assert()
         .success();
-    let stderr = String::from_utf8_lossy(&output.get_output().stderr).into_owned();
+    let stdout = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
     assert!(
-        stderr.contains("%VERSION%") && stderr.contains("not semver"),
-        "{stderr}"
+        stdout.contains("Wrote version: 2.13.0 and appVersion: 2.13.0 into the copied helm-charts/rancher/Chart.yaml"),
+        "{stdout}"
     );
+    // The flag takes a semver version only, and only with a chart.
+    assert_refused(
+        &[&args[..], &["--set-chart-version=2.13"]].concat(),
+        |_| {},
+        2,
+        &["\"2.13\"", "MAJOR.MINOR.PATCH"],
+    );
+    assert_refused(
+        &[
+            "new",
+            "--type=helm",
+            "--kind=Demo",
+            "--set-chart-version=1.0.0",
+        ],
+        |_| {},
+        2,
+        &["--helm-chart"],
+    );
+}
+
+/// A chart directory `bad` with this Chart.yaml (and an empty templates/).
+fn bad_chart(dir: &Path, chart_yaml: &str) {
+    std::fs::create_dir_all(dir.join("bad/templates")).unwrap();
+    std::fs::write(dir.join("bad/Chart.yaml"), chart_yaml).unwrap();
+}
+
+/// Every Chart.yaml that real Helm refuses is refused by `new` (exit 2, nothing written), with
+/// the file, the line and the reason; and real Helm agrees with each refusal.
+#[test]
+fn charts_helm_cannot_load_are_refused() {
+    let cases: &[(&str, &[&str])] = &[
+        ("apiVersion: v2\nversion: 1.0.0\n", &["`name` is required"]),
+        (
+            "apiVersion: v2\nname: bad\n",
+            &["`version` is required", "--set-chart-version"],
+        ),
+        (
+            "apiVersion: v2\nname: bad\nversion: latest\n",
+            &[
+                "line 3",
+                "version: latest",
+                "\"latest\" is not a semantic version",
+                "--set-chart-version",
+            ],
+        ),
+        (
+            "apiVersion: v2\nname: bad\nversion: \"%VERSION%\"\n",
+            &["line 3", "\"%VERSION%\" is not a semantic version"],
+        ),
+        (
+            "apiVersion: v2\nname: bad\nversion: [unclosed\n",
+            &["not valid YAML", "line"],
+        ),
+        (
+            "apiVersion: v3\nname: bad\nversion: 1.0.0\n",
+            &["line 1", "apiVersion \"v3\"", "helm lint", "correct"],
+        ),
+        (
+            "apiVersion: v2\nname: bad\nversion: 1.0.0\ntype: service\n",
+            &[
+                "line 4",
+                "\"service\" must be application or library",
+                "crash-loop",
+            ],
+        ),
+        (
+            "apiVersion: v2\nname: bad\nversion: 1.0.0\ndependencies:\n  -\n",
+            &["line 4", "dependency 1 is empty", "correct"],
+        ),
+        (
+            "apiVersion: v2\nname: bad\nversion: 1.0.0\ndependencies:\n  - name: common\n    version: 1.x\n    repository: file://../common\n    alias: my.common\n",
+            &["alias \"my.common\""],
+        ),
+        (
+            "apiVersion: v2\nname: bad\nversion: 1.0.0\ndependencies:\n  - name: common\n    repository: file://../common\n  - name: other\n    repository: file://../other\n    alias: common\n",
+            &["more than one dependency", "\"common\""],
+        ),
+    ];
+    for (chart_yaml, fragments) in cases {
+        let mut expected = vec!["bad/Chart.yaml"];
+        expected.extend_from_slice(fragments);
+        assert_refused(
+            &["new", "--type=helm", "--kind=Bad", "--helm-chart=./bad"],
+            |dir| bad_chart(dir, chart_yaml),
+            2,
+            &expected,
+        );
+        let work = tempfile::tempdir().unwrap();
+        bad_chart(work.path(), chart_yaml);
+        if let Some(verdict) = support::helm::verdict(&work.path().join("bad")) {
+            assert!(!verdict.clean(), "real Helm accepts:\n{chart_yaml}");
+        }
+    }
+    // What Helm loads is not refused: a number as the version, repeated keys, no apiVersion
+    // (`helm lint` complains about the last, but the helm-operator starts).
+    let work = tempfile::tempdir().unwrap();
+    bad_chart(work.path(), "name: bad\nversion: 1.0\nname: good\n");
+    if let Some(verdict) = support::helm::verdict(&work.path().join("bad")) {
+        assert_eq!(verdict.load_error, None);
+    }
+    operator_rs(work.path())
+        .args(["new", "--type=helm", "--kind=Good", "--helm-chart=./bad"])
+        .assert()
+        .success();
+}
+
+/// A subchart that Helm cannot load stops the operator as well; the flag does not cure it.
+#[test]
+fn a_subchart_helm_cannot_load_is_refused() {
+    assert_refused(
+        &[
+            "new",
+            "--type=helm",
+            "--kind=Bad",
+            "--helm-chart=./bad",
+            "--set-chart-version=1.0.0",
+        ],
+        |dir| {
+            bad_chart(dir, "apiVersion: v2\nname: bad\nversion: 1.0.0\n");
+            std::fs::create_dir_all(dir.join("bad/charts/common")).unwrap();
+            std::fs::write(
+                dir.join("bad/charts/common/Chart.yaml"),
+                "apiVersion: v2\nname: common\nversion: '%VERSION%'\n",
+            )
+            .unwrap();
+        },
+        2,
+        &[
+            "bad/charts/common/Chart.yaml",
+            "line 3",
+            "\"%VERSION%\"",
+            "crash-loop",
+            "correct",
+        ],
+    );
+}
+
+/// The starter chart runs under the restricted Pod Security Standard: real Helm renders it,
+/// and every container listens above 1024 and runs as a non-root user.
+#[test]
+fn the_starter_chart_runs_as_non_root_on_an_unprivileged_port() {
+    // Images known to run as a numeric non-root user, with the UID their documentation gives.
+    const NON_ROOT_IMAGES: &[(&str, u64)] = &[("docker.io/nginxinc/nginx-unprivileged", 101)];
+    let work = tempfile::tempdir().unwrap();
+    operator_rs(work.path())
+        .args(["new", "--kind=Memcached", "--type=helm"])
+        .assert()
+        .success();
+    let chart = work.path().join("memcached-operator/helm-charts/memcached");
+    let Some(objects) = support::helm::render_objects(&chart) else {
+        return;
+    };
+    let deployments: Vec<&serde_json::Value> = objects
+        .iter()
+        .filter(|o| o["kind"] == "Deployment")
+        .collect();
+    assert_eq!(deployments.len(), 1, "{objects:?}");
+    let pod = &deployments[0]["spec"]["template"]["spec"];
+    assert_eq!(pod["securityContext"]["runAsNonRoot"], true, "{pod}");
+    let containers = pod["containers"].as_array().unwrap();
+    assert!(!containers.is_empty());
+    for container in containers {
+        let image = container["image"].as_str().unwrap();
+        let run_as = container["securityContext"]["runAsUser"]
+            .as_u64()
+            .or(pod["securityContext"]["runAsUser"].as_u64())
+            .or_else(|| {
+                NON_ROOT_IMAGES
+                    .iter()
+                    .find(|(repository, _)| image.split(':').next() == Some(repository))
+                    .map(|(_, uid)| *uid)
+            });
+        assert!(
+            run_as.is_some_and(|uid| uid > 0),
+            "{image} may run as root: set runAsUser or use an image known to run as non-root"
+        );
+        for port in container["ports"].as_array().unwrap() {
+            assert!(port["containerPort"].as_u64().unwrap() > 1024, "{port}");
+        }
+        for probe in ["livenessProbe", "readinessProbe"] {
+            assert!(container[probe].is_object(), "{image}: no {probe}");
+        }
+        for bound in ["requests", "limits"] {
+            let resources = &container["resources"][bound];
+            assert!(
+                resources["cpu"].is_string() && resources["memory"].is_string(),
+                "{image}: {bound}"
+            );
+        }
+        assert_eq!(
+            container["securityContext"]["allowPrivilegeEscalation"],
+            false
+        );
+    }
+}
+
+/// What `deploy` sends holds no placeholder token anywhere, annotations included, for both
+/// kinds of project.
+#[test]
+fn deploy_sends_no_placeholder_token() {
+    let work = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    for (name, args) in [
+        (
+            "memcached-operator",
+            &["new", "--kind=Memcached", "--type=helm"][..],
+        ),
+        (
+            "cache-operator",
+            &["new", "cache-operator", "--kind=Memcached", "--type=rust"][..],
+        ),
+    ] {
+        operator_rs(work.path()).args(args).assert().success();
+        let output = operator_rs(&work.path().join(name))
+            .env("HOME", home.path())
+            .env_remove("KUBECONFIG")
+            .args([
+                "deploy",
+                "--dry-run",
+                "--with-sample",
+                "-n",
+                "demo",
+                "--image",
+                "registry.local/op:v1",
+            ])
+            .assert()
+            .success();
+        let rendered = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
+        assert!(rendered.contains("kind: Deployment"), "{rendered}");
+        assert!(!rendered.contains("REPLACE_"), "{name}:\n{rendered}");
+    }
 }
 
 #[test]
@@ -325,8 +608,8 @@ fn bad_charts_are_refused_and_leave_nothing() {
             std::fs::create_dir(dir.join("bad-yaml")).unwrap();
             std::fs::write(dir.join("bad-yaml/Chart.yaml"), "name: [unclosed\n").unwrap();
         },
-        1,
-        &["./bad-yaml", "Chart.yaml"],
+        2,
+        &["bad-yaml/Chart.yaml", "not valid YAML", "crash-loop"],
     );
     assert_refused(
         &["new", "--type=helm", "--helm-chart=./escape.tgz"],

@@ -146,10 +146,11 @@ pub fn declared(chart: &Chart) -> Result<Vec<Dependency>, DependencyError> {
             continue;
         };
         let text = String::from_utf8_lossy(bytes);
-        let list: DependencyList = crate::yaml::from_str(&text)
+        let list: DependencyList = crate::yaml::from_str_last_key_wins(&text)
             .or_else(|first_error| {
                 // As for the metadata: unreleased charts carry `version: %VERSION%`.
-                crate::yaml::from_str(&super::quote_placeholders(&text)).map_err(|_| first_error)
+                crate::yaml::from_str_last_key_wins(&super::quote_placeholders(&text))
+                    .map_err(|_| first_error)
             })
             .map_err(|e| DependencyError::BadList {
                 chart: chart.name().to_string(),
@@ -168,14 +169,12 @@ fn locked(chart: &Chart) -> Result<Option<Vec<Locked>>, DependencyError> {
         let Some(bytes) = chart.files.get(file) else {
             continue;
         };
-        let lock: LockFile =
-            crate::yaml::from_str(&String::from_utf8_lossy(bytes)).map_err(|e| {
-                DependencyError::BadList {
-                    chart: chart.name().to_string(),
-                    file,
-                    detail: e.to_string(),
-                }
-            })?;
+        let lock: LockFile = crate::yaml::from_str_last_key_wins(&String::from_utf8_lossy(bytes))
+            .map_err(|e| DependencyError::BadList {
+            chart: chart.name().to_string(),
+            file,
+            detail: e.to_string(),
+        })?;
         return Ok(Some(lock.dependencies.unwrap_or_default()));
     }
     Ok(None)

@@ -9,14 +9,17 @@ pub mod dependencies;
 pub mod download;
 pub mod helm_paths;
 pub mod kinds;
+pub mod loadable;
 pub mod local;
 pub mod oci;
 pub mod repo;
 pub mod resolve;
 pub mod source;
+pub mod stamp;
 pub mod version;
 
-pub use resolve::{ResolveError, ResolveOptions, Resolved, resolve};
+pub use loadable::Refusal;
+pub use resolve::{ResolveError, ResolveOptions, Resolved, resolve, resolve_with};
 pub use source::ChartSource;
 
 use std::collections::BTreeMap;
@@ -41,6 +44,12 @@ pub enum ChartError {
     NoChartYaml(String),
     #[error("Chart.yaml of chart {0} is invalid: {1}")]
     BadChartYaml(String, String),
+    /// Helm would refuse to load the chart; `commands` turns this into the full explanation.
+    #[error("Helm cannot load chart {origin}: {file}, {refusal}", file = refusal.file)]
+    Unloadable {
+        origin: String,
+        refusal: Box<Refusal>,
+    },
     #[error("chart archive {0} is not a valid gzip-compressed tar file: {1}")]
     CorruptArchive(String, String),
     #[error("chart archive {0} has an unsafe entry \"{1}\": {2}; refusing to extract it")]
@@ -73,7 +82,9 @@ fn string_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Str
     }))
 }
 
-/// Quotes top-level plain values that start with a character YAML reserves (`%`, `@`, `` ` ``).
+/// Quotes top-level plain values that start with a character YAML reserves (`%`, `@`, `` ` ``),
+/// so that the name of an unreleased chart (rancher's `version: %VERSION%`) can be read for
+/// messages and for `--set-chart-version`; [`loadable::check`] still refuses such a chart.
 fn quote_placeholders(text: &str) -> String {
     text.lines()
         .map(|line| match line.split_once(": ") {
@@ -107,18 +118,21 @@ impl Chart {
             .get("Chart.yaml")
             .ok_or_else(|| ChartError::NoChartYaml(origin.to_string()))?;
         let text = String::from_utf8_lossy(chart_yaml);
-        let metadata: ChartMetadata = crate::yaml::from_str(&text)
+        let metadata: ChartMetadata = crate::yaml::from_str_last_key_wins(&text)
             .or_else(|first_error| {
                 // Unreleased charts carry build placeholders such as `version: %VERSION%`, which
                 // strict YAML rejects (`%` starts a directive). Quote such values and retry.
-                crate::yaml::from_str(&quote_placeholders(&text)).map_err(|_| first_error)
+                crate::yaml::from_str_last_key_wins(&quote_placeholders(&text))
+                    .map_err(|_| first_error)
             })
-            .map_err(|e| ChartError::BadChartYaml(origin.to_string(), e.to_string()))?;
+            .map_err(|e| {
+                unloadable(origin, &files)
+                    .unwrap_or_else(|| ChartError::BadChartYaml(origin.to_string(), e.to_string()))
+            })?;
         if metadata.name.trim().is_empty() {
-            return Err(ChartError::BadChartYaml(
-                origin.to_string(),
-                "`name` is empty".to_string(),
-            ));
+            return Err(unloadable(origin, &files).unwrap_or_else(|| {
+                ChartError::BadChartYaml(origin.to_string(), "`name` is empty".to_string())
+            }));
         }
         Ok(Chart {
             origin: origin.to_string(),
@@ -129,22 +143,6 @@ impl Chart {
 
     pub fn name(&self) -> &str {
         &self.metadata.name
-    }
-
-    /// A warning when `version` is not semver (rancher's `%VERSION%`); Helm would refuse to
-    /// package such a chart, but the helm-operator installs it from a directory just fine.
-    pub fn version_warning(&self) -> Option<String> {
-        match &self.metadata.version {
-            None => Some(format!(
-                "chart {} has no `version` in Chart.yaml; Helm requires one to package it",
-                self.name()
-            )),
-            Some(v) if semver::Version::parse(v).is_err() => Some(format!(
-                "chart {} has version \"{v}\", which is not semver; Helm will refuse to package it, but the operator installs it as it is",
-                self.name()
-            )),
-            Some(_) => None,
-        }
     }
 
     /// `values.yaml` as text (empty when the chart has none).
@@ -166,6 +164,42 @@ impl Chart {
                 )
             }),
         }
+    }
+}
+
+/// The refusal Helm's rules give `files`, if any, as an error.
+fn unloadable(origin: &str, files: &BTreeMap<String, Vec<u8>>) -> Option<ChartError> {
+    loadable::check(files)
+        .err()
+        .map(|refusal| ChartError::Unloadable {
+            origin: origin.to_string(),
+            refusal: Box::new(refusal),
+        })
+}
+
+/// Writes `set_version` (already checked to be semver) into the chart's `Chart.yaml` when
+/// given, then checks that Helm would load the chart. Returns the chart and the keys written.
+pub fn make_loadable(
+    chart: Chart,
+    set_version: Option<&str>,
+) -> Result<(Chart, Vec<&'static str>), ChartError> {
+    let (chart, keys) = match set_version {
+        None => (chart, Vec::new()),
+        Some(version) => {
+            let text = chart
+                .files
+                .get("Chart.yaml")
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .unwrap_or_default();
+            let stamped = stamp::set_version(&text, version);
+            let mut files = chart.files;
+            files.insert("Chart.yaml".to_string(), stamped.text.into_bytes());
+            (Chart::from_files(&chart.origin, files)?, stamped.keys)
+        }
+    };
+    match unloadable(&chart.origin, &chart.files) {
+        Some(error) => Err(error),
+        None => Ok((chart, keys)),
     }
 }
 

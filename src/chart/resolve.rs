@@ -55,6 +55,8 @@ pub struct Resolved {
     pub warnings: Vec<String>,
     /// Dependencies fetched into `charts/`, as "name version from where".
     pub fetched_dependencies: Vec<String>,
+    /// The keys of `Chart.yaml` that `set_version` was written to.
+    pub stamped: Vec<&'static str>,
 }
 
 #[derive(Debug, Error)]
@@ -95,7 +97,9 @@ impl ResolveError {
             ResolveError::Source(_) => true,
             ResolveError::Repo(e) => e.is_usage(),
             ResolveError::Oci(e) => e.is_usage(),
-            ResolveError::Chart(ChartError::Missing(_) | ChartError::NoChartYaml(_)) => true,
+            ResolveError::Chart(
+                ChartError::Missing(_) | ChartError::NoChartYaml(_) | ChartError::Unloadable { .. },
+            ) => true,
             _ => false,
         }
     }
@@ -106,6 +110,18 @@ impl ResolveError {
 pub fn resolve(
     source: &ChartSource,
     options: &ResolveOptions,
+    progress: &dyn Fn(u64, Option<u64>),
+) -> Result<Resolved, ResolveError> {
+    resolve_with(source, options, None, progress)
+}
+
+/// As [`resolve`], and first writes `set_version` into the chart's `Chart.yaml` (see
+/// [`super::make_loadable`]); a chart Helm could not load is refused before any dependency is
+/// fetched.
+pub fn resolve_with(
+    source: &ChartSource,
+    options: &ResolveOptions,
+    set_version: Option<&str>,
     progress: &dyn Fn(u64, Option<u64>),
 ) -> Result<Resolved, ResolveError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -121,11 +137,14 @@ pub fn resolve(
         indexes: HashMap::new(),
         warnings: Vec::new(),
         fetched: Vec::new(),
+        set_version,
+        stamped: Vec::new(),
     };
     let (chart, version) = runtime.block_on(resolver.resolve(source))?;
     Ok(Resolved {
         chart,
         version,
+        stamped: resolver.stamped,
         warnings: resolver.warnings,
         fetched_dependencies: resolver.fetched,
     })
@@ -148,6 +167,8 @@ struct Resolver<'a> {
     indexes: HashMap<String, Rc<Index>>,
     warnings: Vec<String>,
     fetched: Vec<String>,
+    set_version: Option<&'a str>,
+    stamped: Vec<&'static str>,
 }
 
 type Boxed<'f, T> = Pin<Box<dyn Future<Output = Result<T, ResolveError>> + 'f>>;
@@ -157,7 +178,7 @@ impl Resolver<'_> {
         &mut self,
         source: &ChartSource,
     ) -> Result<(Chart, Option<String>), ResolveError> {
-        let (mut chart, base_dir, version) = match source {
+        let (chart, base_dir, version) = match source {
             ChartSource::Local(path) => {
                 let chart = super::load_local(path)?;
                 let base = path.is_dir().then(|| path.clone());
@@ -200,6 +221,8 @@ impl Resolver<'_> {
                 (self.read(fetched)?, None, Some(version))
             }
         };
+        let (mut chart, stamped) = super::make_loadable(chart, self.set_version)?;
+        self.stamped = stamped;
         self.vendor(&mut chart, base_dir, 0).await?;
         Ok((chart, version))
     }

@@ -135,6 +135,36 @@ pub fn parse_version(text: &str) -> Option<Version> {
     Version::parse(text.strip_prefix('v').unwrap_or(text)).ok()
 }
 
+/// Would Helm take `text` as a chart `version`? Helm checks it with Masterminds/semver's
+/// `NewVersion`, which is looser than semver: a leading `v`, and missing minor or patch parts
+/// (`1`, `v1.2`), are accepted; pre-release and build identifiers follow semver's rules.
+pub fn is_helm_version(text: &str) -> bool {
+    let text = text.strip_prefix('v').unwrap_or(text);
+    let (rest, build) = match text.split_once('+') {
+        Some((rest, build)) => (rest, Some(build)),
+        None => (text, None),
+    };
+    let (core, pre) = match rest.split_once('-') {
+        Some((core, pre)) => (core, Some(pre)),
+        None => (rest, None),
+    };
+    let parts: Vec<&str> = core.split('.').collect();
+    let numeric = |p: &&str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    // Each part must also fit in 64 bits, as Masterminds parses them into u64s.
+    let core_ok = (1..=3).contains(&parts.len())
+        && parts.iter().all(|p| numeric(p) && p.parse::<u64>().is_ok());
+    let identifier =
+        |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    let pre_ok = pre.is_none_or(|pre| {
+        pre.split('.').all(|p| {
+            identifier(p)
+                && !(p.len() > 1 && p.starts_with('0') && p.bytes().all(|b| b.is_ascii_digit()))
+        })
+    });
+    let build_ok = build.is_none_or(|build| build.split('.').all(identifier));
+    core_ok && pre_ok && build_ok
+}
+
 /// Orders versions: semver order for versions, text order (below every version) for the rest.
 pub fn compare(a: &str, b: &str) -> Ordering {
     match (parse_version(a), parse_version(b)) {
@@ -238,6 +268,34 @@ mod tests {
         VersionSpec::parse(Some(spec))
             .unwrap()
             .select(VERSIONS.iter().copied())
+    }
+
+    #[test]
+    fn helm_versions_follow_masterminds() {
+        for good in [
+            "1.2.3",
+            "v1.2.3",
+            "1",
+            "1.2",
+            "2.13.0-rc.1+build.5",
+            "0.0.0-0",
+        ] {
+            assert!(is_helm_version(good), "{good}");
+        }
+        for bad in [
+            "",
+            "%VERSION%",
+            "1.2.3.4",
+            "1..2",
+            "1.2.3-",
+            "1.2.3-01",
+            "1.2.3+",
+            "x1",
+            "1.2.3-a_b",
+            "99999999999999999999",
+        ] {
+            assert!(!is_helm_version(bad), "{bad}");
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@ use crate::ui::Ui;
 pub fn load_user_chart(
     ui: &Ui,
     reference: Option<&str>,
+    set_version: Option<&str>,
     remote: &ChartSourceArgs,
 ) -> anyhow::Result<Option<Chart>> {
     let Some(reference) = reference else {
@@ -37,7 +38,7 @@ pub fn load_user_chart(
     } else {
         ui.spinner(format!("Reading chart {reference}"))
     };
-    let resolved = chart::resolve(&source, &options, &|done, total| {
+    let resolved = chart::resolve_with(&source, &options, set_version, &|done, total| {
         Ui::download_progress(&bar, done, total)
     });
     bar.finish_and_clear();
@@ -56,8 +57,23 @@ pub fn load_user_chart(
             for dependency in &resolved.fetched_dependencies {
                 ui.info(format!("Fetched dependency {dependency}"));
             }
+            if let (false, Some(version)) = (resolved.stamped.is_empty(), set_version) {
+                ui.info(format!(
+                    "Wrote {} into the copied helm-charts/{}/Chart.yaml; the rest of the chart is unchanged",
+                    resolved
+                        .stamped
+                        .iter()
+                        .map(|key| format!("{key}: {version}"))
+                        .collect::<Vec<_>>()
+                        .join(" and "),
+                    resolved.chart.name()
+                ));
+            }
             Ok(Some(resolved.chart))
         }
+        Err(ResolveError::Chart(ChartError::Unloadable { origin, refusal })) => Err(usage(
+            unloadable_message(&origin, &refusal, source.is_remote()),
+        )),
         // The argument does not name a chart at all: that is how the command was called.
         Err(ResolveError::Chart(e @ (ChartError::Missing(_) | ChartError::NoChartYaml(_)))) => {
             Err(usage(format!("--helm-chart: {e}")))
@@ -67,10 +83,46 @@ pub fn load_user_chart(
     }
 }
 
+/// Why a chart Helm refuses cannot be used, what it would do to the operator, and the ways on.
+fn unloadable_message(origin: &str, refusal: &chart::Refusal, remote: bool) -> String {
+    let path = std::path::Path::new(origin);
+    let file = if path.is_dir() {
+        path.join(&refusal.file).display().to_string()
+    } else {
+        format!("{} in {origin}", refusal.file)
+    };
+    let mut message = format!("{file}: {refusal}\n");
+    if refusal.stops_operator {
+        message.push_str(
+            "Helm cannot load this chart. The helm-operator loads every chart of watches.yaml when it starts and exits when one fails, so the operator would crash-loop and none of its kinds would be reconciled.\n",
+        );
+    } else {
+        message.push_str("Helm does not support this chart (`helm lint` refuses it).\n");
+    }
+    let release = if remote {
+        "use another release of the chart (--helm-chart-version)"
+    } else {
+        "use a packaged release of the chart (--helm-chart=REPO/NAME after `helm repo add`, or its released .tgz)"
+    };
+    if refusal.cured_by_version {
+        message.push_str(&format!(
+            "Either {release}, or pass --set-chart-version=VERSION (for example --set-chart-version=1.0.0) to write that version into the copied Chart.yaml and change nothing else."
+        ));
+    } else {
+        message.push_str(&format!("Either {release}, or correct {file}."));
+    }
+    message
+}
+
 /// The chart `--helm-chart` names (or the starter chart) and the names of its Kind, whose
 /// defaults come from the chart: the kind from its name, the group `charts.<domain>`.
 pub fn chart_and_names(ui: &Ui, args: &ApiArgs, domain: &str) -> anyhow::Result<(Chart, ApiNames)> {
-    let user_chart = load_user_chart(ui, args.helm_chart.as_deref(), &args.chart_source)?;
+    let user_chart = load_user_chart(
+        ui,
+        args.helm_chart.as_deref(),
+        args.set_chart_version.as_deref(),
+        &args.chart_source,
+    )?;
     let default_kind = user_chart.as_ref().map(kind_from_chart).transpose()?;
     let api = inputs::api_names(
         ui,
@@ -84,9 +136,6 @@ pub fn chart_and_names(ui: &Ui, args: &ApiArgs, domain: &str) -> anyhow::Result<
         Some(chart) => chart,
         None => starter_chart(&api.kind)?,
     };
-    if let Some(warning) = chart.version_warning() {
-        ui.warn(warning);
-    }
     Ok((chart, api))
 }
 

@@ -10,9 +10,9 @@ use crate::chart::Chart;
 use crate::schema::SpecSchema;
 
 /// The helm-operator image the generated Dockerfile builds on: the newest v1 release whose
-/// tag we could confirm in use, with the flags `deploy/operator.yaml` passes.
-pub const HELM_OPERATOR_VERSION: &str = "v1.42.2";
-pub const HELM_OPERATOR_IMAGE: &str = "quay.io/operator-framework/helm-operator:v1.42.2";
+/// tag we could confirm (operator-sdk v1.42.3, June 2026), with the flags `deploy/operator.yaml` passes.
+pub const HELM_OPERATOR_VERSION: &str = "v1.42.3";
+pub const HELM_OPERATOR_IMAGE: &str = "quay.io/operator-framework/helm-operator:v1.42.3";
 
 /// One Kind served by a chart.
 pub struct HelmApi<'a> {

@@ -5,6 +5,7 @@ pub mod build_projects;
 pub mod certs;
 pub mod chart_repo;
 pub mod crds;
+pub mod helm;
 pub mod helm_oracle;
 pub mod http_server;
 pub mod images;

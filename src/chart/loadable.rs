@@ -1,0 +1,441 @@
+//! Would Helm load this chart? The helm-operator (operator-sdk v1.42, on Helm 3.18) loads the
+//! chart of every entry of `watches.yaml` when it starts, and exits when one fails, so a chart
+//! Helm refuses stops the whole operator. The rules are those of Helm's `loader.LoadFiles` and
+//! `Metadata.Validate` (helm.sh/helm/v3 pkg/chart): `Chart.yaml` and `values.yaml` parse, `name`
+//! and a semver `version` are present, `type` is known, maintainers and dependencies have no
+//! empty entries, dependency aliases are well-formed and unique; and the same for every subchart
+//! under `charts/`. `apiVersion` must be `v1` or `v2` besides, as `helm lint` and Helm 4 require.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::version::is_helm_version;
+
+/// Why Helm would refuse a chart: the file and line at fault and the rule broken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// The file inside the chart, such as `Chart.yaml` or `charts/common/Chart.yaml`.
+    pub file: String,
+    /// 1-based line of the offending value, when there is one.
+    pub line: Option<usize>,
+    /// That line as written, for the message.
+    pub text: Option<String>,
+    /// The rule, with the value.
+    pub reason: String,
+    /// The helm-operator's Helm 3 refuses it, so the operator cannot start (otherwise only
+    /// `helm lint` and Helm 4 refuse it).
+    pub stops_operator: bool,
+    /// Writing a valid `version` (and `appVersion`) into `Chart.yaml` cures it.
+    pub cured_by_version: bool,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.line, &self.text) {
+            (Some(line), Some(text)) => write!(f, "line {line} (`{text}`): {}", self.reason),
+            (Some(line), None) => write!(f, "line {line}: {}", self.reason),
+            _ => f.write_str(&self.reason),
+        }
+    }
+}
+
+/// Subcharts nested deeper than this are not followed (real charts nest two or three levels).
+const MAX_DEPTH: usize = 10;
+
+/// Checks a chart held as its files (relative path -> bytes), subcharts included.
+pub fn check(files: &BTreeMap<String, Vec<u8>>) -> Result<(), Refusal> {
+    check_at(files, "", 0)
+}
+
+fn check_at(files: &BTreeMap<String, Vec<u8>>, prefix: &str, depth: usize) -> Result<(), Refusal> {
+    let file = |name: &str| files.get(&format!("{prefix}{name}"));
+    let chart_yaml = format!("{prefix}Chart.yaml");
+    let Some(bytes) = file("Chart.yaml") else {
+        return Err(Refusal {
+            file: chart_yaml,
+            line: None,
+            text: None,
+            reason: "Chart.yaml is missing".to_string(),
+            stops_operator: true,
+            cured_by_version: false,
+        });
+    };
+    check_metadata(&chart_yaml, &String::from_utf8_lossy(bytes))?;
+    if let Some(bytes) = file("values.yaml") {
+        check_values(
+            &format!("{prefix}values.yaml"),
+            &String::from_utf8_lossy(bytes),
+        )?;
+    }
+    if depth < MAX_DEPTH {
+        check_subcharts(files, prefix, depth)?;
+    }
+    Ok(())
+}
+
+/// Every entry of `charts/` is a subchart Helm loads: a directory, or a `.tgz`; names
+/// starting with `_` or `.` are skipped, `.prov` files are kept as plain files.
+fn check_subcharts(
+    files: &BTreeMap<String, Vec<u8>>,
+    prefix: &str,
+    depth: usize,
+) -> Result<(), Refusal> {
+    let charts = format!("{prefix}charts/");
+    let mut seen: Vec<&str> = Vec::new();
+    for (path, bytes) in files.range(charts.clone()..) {
+        let Some(rest) = path.strip_prefix(&charts) else {
+            break;
+        };
+        let name = rest.split('/').next().unwrap_or(rest);
+        if name.starts_with(['_', '.']) || name.ends_with(".prov") || seen.contains(&name) {
+            continue;
+        }
+        seen.push(name);
+        if !rest.contains('/') && name.ends_with(".tgz") {
+            let entries = super::archive::read_entries(path, bytes).map_err(|e| Refusal {
+                file: path.clone(),
+                line: None,
+                text: None,
+                reason: format!("the subchart archive cannot be read: {e}"),
+                stops_operator: true,
+                cured_by_version: false,
+            })?;
+            check_at(&entries, "", depth + 1).map_err(|mut refusal| {
+                refusal.file = format!("{path}: {}", refusal.file);
+                refusal.cured_by_version = false;
+                refusal
+            })?;
+        } else if !rest.contains('/') {
+            return Err(Refusal {
+                file: path.clone(),
+                line: None,
+                text: None,
+                reason: "a file in charts/ is taken for a subchart, and it is neither a directory nor a .tgz (rename it to start with `_` or move it)".to_string(),
+                stops_operator: true,
+                cured_by_version: false,
+            });
+        } else {
+            // --set-chart-version stamps the top-level chart only.
+            check_at(files, &format!("{charts}{name}/"), depth + 1).map_err(|mut refusal| {
+                refusal.cured_by_version = false;
+                refusal
+            })?;
+        }
+    }
+    Ok(())
+}
+
+fn check_values(file: &str, text: &str) -> Result<(), Refusal> {
+    match crate::yaml::from_str_last_key_wins::<Value>(text) {
+        Ok(Value::Object(_) | Value::Null) => Ok(()),
+        Ok(_) => Err(Refusal {
+            file: file.to_string(),
+            line: None,
+            text: None,
+            reason: "values.yaml must be a mapping of keys to values".to_string(),
+            stops_operator: true,
+            cured_by_version: false,
+        }),
+        Err(e) => Err(syntax_refusal(file, text, &e)),
+    }
+}
+
+/// A YAML syntax error, at its line.
+fn syntax_refusal(file: &str, text: &str, error: &serde_saphyr::Error) -> Refusal {
+    let line = error
+        .location()
+        .map(|l| l.line() as usize)
+        .filter(|l| *l >= 1);
+    let line_text = line
+        .and_then(|l| text.lines().nth(l - 1))
+        .map(str::trim_end);
+    let cured_by_version = line_text.is_some_and(|t| {
+        ["version:", "appVersion:"]
+            .iter()
+            .any(|key| t.starts_with(key))
+    });
+    let message = error.to_string();
+    let first_line = message.lines().next().unwrap_or_default();
+    let detail = first_line.strip_prefix("error: ").unwrap_or(first_line);
+    let hint = if line_text
+        .is_some_and(|t| t.contains(": %") || t.contains(": @") || t.contains(": `"))
+    {
+        " (`%`, `@` and `` ` `` cannot start a plain YAML value: this looks like a placeholder that the chart's release process replaces)"
+    } else {
+        ""
+    };
+    Refusal {
+        file: file.to_string(),
+        line,
+        text: line_text.map(str::to_string),
+        reason: format!("{file} is not valid YAML: {detail}{hint}"),
+        stops_operator: true,
+        cured_by_version,
+    }
+}
+
+fn check_metadata(file: &str, text: &str) -> Result<(), Refusal> {
+    let metadata = match crate::yaml::from_str_last_key_wins::<Value>(text) {
+        Ok(Value::Object(map)) => map,
+        // An empty Chart.yaml loads as empty metadata, which then lacks a name.
+        Ok(Value::Null) => Map::new(),
+        Ok(_) => {
+            return Err(Refusal {
+                file: file.to_string(),
+                line: None,
+                text: None,
+                reason: "Chart.yaml must be a mapping (apiVersion, name, version, ...)".to_string(),
+                stops_operator: true,
+                cured_by_version: false,
+            });
+        }
+        Err(e) => return Err(syntax_refusal(file, text, &e)),
+    };
+    let refuse = |key: &str, reason: String, stops_operator: bool| {
+        let found = key_line(text, key);
+        Refusal {
+            file: file.to_string(),
+            line: found.map(|(n, _)| n),
+            text: found.map(|(_, t)| t.to_string()),
+            reason,
+            stops_operator,
+            cured_by_version: key == "version",
+        }
+    };
+
+    let api_version = scalar(&metadata, "apiVersion").map_err(|r| refuse("apiVersion", r, true))?;
+    if let Some(api_version) = api_version.filter(|v| !v.is_empty())
+        && api_version != "v1"
+        && api_version != "v2"
+    {
+        return Err(refuse(
+            "apiVersion",
+            format!(
+                "apiVersion \"{api_version}\" is not a chart API version: Helm charts are apiVersion v2 (or v1 for Helm 2 charts); `helm lint` and Helm 4 refuse any other"
+            ),
+            false,
+        ));
+    }
+
+    let name = scalar(&metadata, "name").map_err(|r| refuse("name", r, true))?;
+    let name = name.unwrap_or_default();
+    if name.trim().is_empty() {
+        return Err(refuse(
+            "name",
+            "`name` is required and missing or empty".to_string(),
+            true,
+        ));
+    }
+    // Helm refuses a name with a path separator; `.` and `..` would leave helm-charts/.
+    if name.contains(['/', '\\']) || name == "." || name == ".." {
+        return Err(refuse(
+            "name",
+            format!("name \"{name}\" must be a plain name, not a path"),
+            true,
+        ));
+    }
+
+    match scalar(&metadata, "version").map_err(|r| refuse("version", r, true))? {
+        None => {
+            return Err(refuse(
+                "version",
+                "`version` is required and missing".to_string(),
+                true,
+            ));
+        }
+        Some(v) if v.is_empty() => {
+            return Err(refuse(
+                "version",
+                "`version` is required and empty".to_string(),
+                true,
+            ));
+        }
+        Some(v) if !is_helm_version(&v) => {
+            return Err(refuse(
+                "version",
+                format!("version \"{v}\" is not a semantic version (such as 2.13.0)"),
+                true,
+            ));
+        }
+        Some(_) => {}
+    }
+
+    let chart_type = scalar(&metadata, "type").map_err(|r| refuse("type", r, true))?;
+    if let Some(t) = chart_type.filter(|t| !t.is_empty() && t != "application" && t != "library") {
+        return Err(refuse(
+            "type",
+            format!("type \"{t}\" must be application or library"),
+            true,
+        ));
+    }
+
+    if let Some(Value::Array(maintainers)) = metadata.get("maintainers")
+        && maintainers.iter().any(Value::is_null)
+    {
+        return Err(refuse(
+            "maintainers",
+            "`maintainers` has an empty entry".to_string(),
+            true,
+        ));
+    }
+    check_dependencies(&metadata, &|reason| refuse("dependencies", reason, true))
+}
+
+fn check_dependencies(
+    metadata: &Map<String, Value>,
+    refuse: &dyn Fn(String) -> Refusal,
+) -> Result<(), Refusal> {
+    let dependencies = match metadata.get("dependencies") {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Array(list)) => list,
+        Some(_) => return Err(refuse("`dependencies` must be a list".to_string())),
+    };
+    let mut keys: Vec<String> = Vec::new();
+    for (index, dependency) in dependencies.iter().enumerate() {
+        let entry = index + 1;
+        let Value::Object(dependency) = dependency else {
+            return Err(refuse(format!(
+                "dependency {entry} is {}; each dependency is a mapping with name, version and repository",
+                if dependency.is_null() {
+                    "empty"
+                } else {
+                    "not a mapping"
+                }
+            )));
+        };
+        let name = scalar(dependency, "name")
+            .map_err(|r| refuse(format!("dependency {entry}: {r}")))?
+            .unwrap_or_default();
+        let alias = scalar(dependency, "alias")
+            .map_err(|r| refuse(format!("dependency {entry}: {r}")))?
+            .unwrap_or_default();
+        if !alias.is_empty()
+            && !alias
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            return Err(refuse(format!(
+                "dependency \"{name}\" has alias \"{alias}\", which may hold only letters, digits, `_` and `-`"
+            )));
+        }
+        let key = if alias.is_empty() { name } else { alias };
+        if keys.contains(&key) {
+            return Err(refuse(format!(
+                "more than one dependency is named (or aliased) \"{key}\""
+            )));
+        }
+        keys.push(key);
+    }
+    Ok(())
+}
+
+/// A string field as Helm reads it: numbers and booleans become their text; a list or a
+/// mapping cannot go into a string field and fails the load.
+fn scalar(map: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::Number(n)) => Ok(Some(n.to_string())),
+        Some(Value::Bool(b)) => Ok(Some(b.to_string())),
+        Some(_) => Err(format!(
+            "`{key}` must be a single value, not a list or mapping"
+        )),
+    }
+}
+
+/// The 1-based number and text of the top-level line that sets `key`.
+fn key_line<'a>(text: &'a str, key: &str) -> Option<(usize, &'a str)> {
+    text.lines().enumerate().find_map(|(i, line)| {
+        let rest = line.strip_prefix(key)?;
+        let rest = rest.trim_start_matches([' ', '\t']);
+        (rest.starts_with(':')).then_some((i + 1, line.trim_end()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(chart_yaml: &str) -> BTreeMap<String, Vec<u8>> {
+        BTreeMap::from([("Chart.yaml".to_string(), chart_yaml.as_bytes().to_vec())])
+    }
+
+    fn refusal(chart_yaml: &str) -> Refusal {
+        check(&chart(chart_yaml)).expect_err(chart_yaml)
+    }
+
+    #[test]
+    fn a_placeholder_version_is_a_syntax_error_at_its_line() {
+        let r = refusal("apiVersion: v2\nname: rancher\nversion: %VERSION%\n");
+        assert_eq!(r.line, Some(3));
+        assert_eq!(r.text.as_deref(), Some("version: %VERSION%"));
+        assert!(r.cured_by_version && r.stops_operator);
+        assert!(r.reason.contains("placeholder"), "{}", r.reason);
+    }
+
+    #[test]
+    fn what_helm_refuses() {
+        for (yaml, fragment) in [
+            ("apiVersion: v2\nversion: 1.0.0\n", "`name` is required"),
+            ("apiVersion: v2\nname: x\n", "`version` is required"),
+            ("apiVersion: v2\nname: x\nversion: latest\n", "\"latest\""),
+            ("apiVersion: v2\nname: a/b\nversion: 1.0.0\n", "\"a/b\""),
+            (
+                "apiVersion: v2\nname: x\nversion: 1.0.0\ntype: app\n",
+                "\"app\"",
+            ),
+            (
+                "apiVersion: v2\nname: x\nversion: 1.0.0\ndependencies:\n  -\n",
+                "empty",
+            ),
+            (
+                "apiVersion: v2\nname: x\nversion: 1.0.0\ndependencies:\n  - name: a\n    alias: a.b\n",
+                "\"a.b\"",
+            ),
+            (
+                "apiVersion: v2\nname: x\nversion: 1.0.0\ndependencies:\n  - name: a\n  - name: b\n    alias: a\n",
+                "more than one",
+            ),
+            (
+                "apiVersion: v2\nname: [x]\nversion: 1.0.0\n",
+                "single value",
+            ),
+        ] {
+            let r = refusal(yaml);
+            assert!(r.reason.contains(fragment), "{yaml}: {}", r.reason);
+            assert!(r.stops_operator, "{yaml}");
+        }
+        let r = refusal("apiVersion: v3\nname: x\nversion: 1.0.0\n");
+        assert!(!r.stops_operator && r.line == Some(1), "{r:?}");
+    }
+
+    #[test]
+    fn what_helm_accepts() {
+        for yaml in [
+            "apiVersion: v2\nname: x\nversion: 1.0.0\n",
+            "name: x\nversion: v1.2\n",
+            "apiVersion: \"v1\"\nname: x\nversion: 1.0\n",
+            "apiVersion: v2\nname: x\nversion: 1.0.0\nname: y\n",
+        ] {
+            assert_eq!(check(&chart(yaml)), Ok(()), "{yaml}");
+        }
+    }
+
+    #[test]
+    fn subcharts_are_checked_and_skipped_as_helm_does() {
+        let mut files = chart("apiVersion: v2\nname: x\nversion: 1.0.0\n");
+        files.insert(
+            "charts/_skip/Chart.yaml".to_string(),
+            b"version: [".to_vec(),
+        );
+        assert_eq!(check(&files), Ok(()));
+        files.insert(
+            "charts/common/Chart.yaml".to_string(),
+            b"name: common\n".to_vec(),
+        );
+        let r = check(&files).unwrap_err();
+        assert_eq!(r.file, "charts/common/Chart.yaml");
+        assert!(r.reason.contains("version"), "{}", r.reason);
+    }
+}
