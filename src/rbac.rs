@@ -56,6 +56,14 @@ impl Rule {
     }
 }
 
+/// `text` as `#` comment lines wrapped to fit 90 columns, each ending in a newline.
+pub fn comment_lines(text: &str) -> String {
+    wrap(text, COMMENT_WIDTH)
+        .lines()
+        .map(|line| format!("# {line}\n"))
+        .collect()
+}
+
 /// Comment lines are wrapped to this width, so that `# ` and the text fit in 90 columns.
 const COMMENT_WIDTH: usize = 88;
 
@@ -515,6 +523,7 @@ struct Read {
     verb: &'static str,
     /// Across namespaces, or of a cluster-scoped kind: only a ClusterRole grants it.
     cluster: bool,
+    namespaced: bool,
 }
 
 /// `get` (or `list`) on what templates read with Helm's `lookup` and the roles do not grant
@@ -580,6 +589,7 @@ fn lookup_rules(scans: &[&KindScan], plan: &mut RbacPlan) {
                 kind: lookup.kind.clone(),
                 verb,
                 cluster,
+                namespaced: resource.namespaced,
             });
         }
     }
@@ -607,14 +617,25 @@ fn lookup_rules(scans: &[&KindScan], plan: &mut RbacPlan) {
             let names = kinds[group].iter().copied().collect::<Vec<_>>().join(", ");
             for (verbs, plurals) in by_verbs {
                 let rule = if cluster {
+                    let across = reads.iter().any(|r| {
+                        r.cluster
+                            && r.namespaced
+                            && r.group == group
+                            && plurals.contains(&*r.plural)
+                    });
+                    let scope = if across {
+                        "in every namespace (`lookup` with the namespace \"\")"
+                    } else {
+                        "of cluster-scoped kinds"
+                    };
                     Rule::new(
                         group,
                         plurals,
                         &verbs,
                         format!(
                             "The chart's templates read existing {names} with Helm's `lookup`, \
-                             cluster-scoped or across every namespace, which only a ClusterRole \
-                             grants; Helm fails the install when that read is forbidden."
+                             {scope}, which only a ClusterRole grants; Helm fails the install \
+                             when that read is forbidden."
                         ),
                     )
                 } else {

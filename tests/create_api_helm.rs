@@ -147,7 +147,7 @@ fn two_more_kinds_with_their_charts() {
     let project_file = std::fs::read_to_string(project.join("PROJECT")).unwrap();
     assert_eq!(
         project_file.matches("- group:").count(),
-        3,
+        4,
         "{project_file}"
     );
 

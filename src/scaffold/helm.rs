@@ -76,7 +76,11 @@ fn role_context(role: &RoleSpec) -> tera::Context {
     context.insert("project_name", &role.project_name);
     // The shared binding template adds the ClusterRoleBinding when this is set.
     context.insert("cluster_scoped", &role.cluster_role.is_some());
-    context.insert("cluster_reason", &role.cluster_reasons.join(", "));
+    let header = crate::rbac::comment_lines(&format!(
+        "A ClusterRole for only what a Role cannot grant: {}.",
+        role.cluster_reasons.join(", ")
+    ));
+    context.insert("cluster_header", header.trim_end());
     context.insert("rules_yaml", role.role.rules_yaml.trim_end());
     context.insert("checkov_skips", &role.role.checkov_skips);
     let cluster = role.cluster_role.as_ref();
