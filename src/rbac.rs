@@ -8,15 +8,16 @@
 
 pub mod known_kinds;
 mod merge;
+pub mod removed_apis;
 mod render;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::chart::kinds::{KindScan, Unresolved, group_of};
+use crate::chart::kinds::{KindRef, KindScan, Unresolved, group_of};
 use crate::names::pluralize;
 
 pub use merge::merge;
-pub use render::{RulesError, rules_from_yaml, rules_yaml};
+pub use render::{RoleFile, RulesError, roles_from_yaml, rules_from_yaml, rules_yaml};
 
 /// One PolicyRule of a Role or ClusterRole.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +56,14 @@ impl Rule {
     }
 }
 
+/// `text` as `#` comment lines wrapped to fit 90 columns, each ending in a newline.
+pub fn comment_lines(text: &str) -> String {
+    wrap(text, COMMENT_WIDTH)
+        .lines()
+        .map(|line| format!("# {line}\n"))
+        .collect()
+}
+
 /// Comment lines are wrapped to this width, so that `# ` and the text fit in 90 columns.
 const COMMENT_WIDTH: usize = 88;
 
@@ -78,17 +87,29 @@ fn wrap(text: &str, width: usize) -> String {
 }
 
 /// The rules an operator needs, and what the user should know about them.
+///
+/// The helm-operator watches custom resources in its own namespace (`WATCH_NAMESPACE`), and
+/// every release it installs lives there: its Secrets and every namespaced object of the chart.
+/// So nearly everything is a Role's; only what a Role cannot grant goes into a ClusterRole.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RbacPlan {
-    /// Something needs cluster scope (a cluster-scoped kind, or a read across namespaces): the
-    /// role must be a ClusterRole bound by a ClusterRoleBinding.
-    pub cluster_scoped: bool,
-    /// Why it is cluster-scoped, one short phrase each (`ClusterRole`, `PriorityClass`,
-    /// `CustomResourceDefinition (read with lookup)`); empty when it is not.
-    pub cluster_reasons: Vec<String>,
+    /// The Role's rules, in the operator's namespace (bound by a RoleBinding there).
     pub rules: Vec<Rule>,
-    /// One line each: kinds that could not be determined, kinds not in the table.
+    /// The ClusterRole's rules: cluster-scoped kinds and reads across every namespace, bound by
+    /// a ClusterRoleBinding. Empty when the Role is enough.
+    pub cluster_rules: Vec<Rule>,
+    /// Why there is a ClusterRole, one short phrase each (`ClusterRole`, `PriorityClass`,
+    /// `CustomResourceDefinition (read with lookup)`); empty when there is none.
+    pub cluster_reasons: Vec<String>,
+    /// One line each: kinds that could not be determined, kinds not in the table, templates
+    /// for APIs no supported Kubernetes serves.
     pub warnings: Vec<String>,
+}
+
+impl RbacPlan {
+    pub fn needs_cluster_role(&self) -> bool {
+        !self.cluster_rules.is_empty()
+    }
 }
 
 /// A custom resource the operator reconciles.
@@ -175,23 +196,15 @@ pub fn custom_resource_rules(apis: &[OwnedApi]) -> Vec<Rule> {
     rules
 }
 
-/// Rules for recording Events. controller-runtime writes core/v1 Events (the reconciler's
-/// recorder and leader election); newer releases write events.k8s.io/v1 Events.
+/// The rule for recording Events. The helm-operator (controller-runtime 0.21) records them
+/// through the core v1 API only, for its reconciler and for leader election.
 pub fn event_rules() -> Vec<Rule> {
-    vec![
-        Rule::new(
-            "",
-            ["events"],
-            &["create", "patch"],
-            "Events on custom resources and on leader election (create; patch to count repeats).",
-        ),
-        Rule::new(
-            "events.k8s.io",
-            ["events"],
-            &["create", "patch"],
-            "The same events, for operator releases that record through the events.k8s.io API.",
-        ),
-    ]
+    vec![Rule::new(
+        "",
+        ["events"],
+        &["create", "patch"],
+        "Events on custom resources and on leader election (create; patch to count repeats).",
+    )]
 }
 
 /// The rule for leader election on a Lease (`--leader-elect`), so that only one replica
@@ -210,18 +223,13 @@ pub fn leader_election_rules() -> Vec<Rule> {
 /// Rules for the helm-operator running the given charts' custom resources.
 pub fn helm_operator_rules(scans: &[&KindScan], apis: &[OwnedApi]) -> RbacPlan {
     let mut plan = RbacPlan {
-        cluster_scoped: false,
-        cluster_reasons: Vec::new(),
         rules: custom_resource_rules(apis),
+        cluster_rules: Vec::new(),
+        cluster_reasons: Vec::new(),
         warnings: Vec::new(),
     };
-    plan.rules.push(Rule::new(
-        "",
-        ["secrets"],
-        &["create", "delete", "get", "list", "update", "watch"],
-        "Helm release storage: every revision of a release is a Secret that the helm-operator \
-         creates, reads through a watch, updates and deletes.",
-    ));
+    let created = release_objects(scans, &mut plan);
+    plan.rules.push(secrets_rule(scans, &created));
     plan.rules.extend(event_rules());
     plan.rules.extend(leader_election_rules());
     plan.rules.push(Rule::new(
@@ -229,41 +237,115 @@ pub fn helm_operator_rules(scans: &[&KindScan], apis: &[OwnedApi]) -> RbacPlan {
         ["namespaces"],
         &["get"],
         "operator-sdk's helm-operator role grants get on namespaces so that the operator can \
-         check that the namespace of a release exists.",
+         check that the namespace of a release exists; in a Role this is its own namespace only.",
     ));
 
-    let created = release_objects(scans, &mut plan);
     for (group, resources) in &created {
-        let kinds: BTreeSet<&str> = resources
-            .values()
-            .flat_map(|r| r.kinds.iter().map(String::as_str))
+        let kinds = |namespaced: bool| -> Vec<String> {
+            let names: BTreeSet<&str> = resources
+                .values()
+                .filter(|r| r.namespaced == namespaced)
+                .flat_map(|r| r.kinds.iter().map(String::as_str))
+                .collect();
+            names.into_iter().map(str::to_string).collect()
+        };
+        let namespaced: Vec<&str> = resources
+            .iter()
+            .filter(|(plural, r)| r.namespaced && !(group.is_empty() && *plural == "secrets"))
+            .map(|(plural, _)| plural.as_str())
             .collect();
         let cluster: Vec<&str> = resources
             .iter()
             .filter(|(_, r)| !r.namespaced)
             .map(|(plural, _)| plural.as_str())
             .collect();
-        let mut comment = format!(
-            "Objects the chart creates ({}): the helm-operator installs, upgrades and uninstalls \
-             them, and watches them to revert drift.",
-            kinds.into_iter().collect::<Vec<_>>().join(", ")
-        );
-        if !cluster.is_empty() {
-            comment.push_str(&format!(
-                "\nCluster-scoped: {}, so the role is a ClusterRole.",
-                cluster.join(", ")
+        if !namespaced.is_empty() {
+            let names: Vec<String> = kinds(true)
+                .into_iter()
+                .filter(|k| !(group.is_empty() && k == "Secret"))
+                .collect();
+            plan.rules.push(Rule::new(
+                group,
+                namespaced,
+                RELEASE_VERBS,
+                format!(
+                    "Objects the chart creates ({}): the helm-operator installs, upgrades and \
+                     uninstalls them in the release's namespace, and watches them to revert drift.",
+                    names.join(", ")
+                ),
             ));
         }
-        plan.rules.push(Rule::new(
-            group,
-            resources.keys().cloned(),
-            RELEASE_VERBS,
-            comment,
-        ));
+        if !cluster.is_empty() {
+            plan.cluster_rules.push(Rule::new(
+                group,
+                cluster,
+                RELEASE_VERBS,
+                format!(
+                    "Cluster-scoped objects the chart creates ({}): a Role cannot grant them, and \
+                     the helm-operator lists and watches them across the cluster to revert drift.",
+                    kinds(false).join(", ")
+                ),
+            ));
+        }
     }
-    lookup_rules(scans, &created, &mut plan);
+    lookup_rules(scans, &mut plan);
     privilege_rules(&created, &mut plan);
     plan
+}
+
+/// Helm stores every revision of a release in a Secret: the helm-operator creates them, reads
+/// them through a watch, updates and deletes them (never patches). A chart that writes Secrets
+/// of its own, in a template or from values (`extraObjects`), has them patched on upgrade.
+fn secrets_rule(scans: &[&KindScan], created: &Created) -> Rule {
+    let storage = "Helm release storage: every revision of a release is a Secret that the \
+                   helm-operator creates, reads through a watch, updates and deletes.";
+    let from_templates: Vec<&str> = scans
+        .iter()
+        .flat_map(|s| &s.kinds)
+        .filter(|k| k.kind == "Secret" && k.group() == Some(""))
+        .map(|k| k.file.as_str())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let from_values: Vec<String> = scans
+        .iter()
+        .flat_map(|s| &s.unresolved)
+        .filter(|u| u.line > 0 && !u.text.contains("lookup"))
+        .map(|u| format!("{}:{}", u.file, u.line))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let creates_secrets = created
+        .get("")
+        .is_some_and(|core| core.contains_key("secrets"));
+    if !creates_secrets && from_values.is_empty() {
+        return Rule::new(
+            "",
+            ["secrets"],
+            &["create", "delete", "get", "list", "update", "watch"],
+            storage,
+        );
+    }
+    let mut why = Vec::new();
+    if !from_templates.is_empty() {
+        why.push(format!("Secrets in {}", from_templates.join(", ")));
+    }
+    if !from_values.is_empty() {
+        why.push(format!(
+            "objects from values at {}, often Secrets",
+            from_values.join(", ")
+        ));
+    }
+    Rule::new(
+        "",
+        ["secrets"],
+        RELEASE_VERBS,
+        format!(
+            "{storage}\nThe chart writes Secrets of its own ({}), which upgrades patch: every verb \
+             the helm-operator uses.",
+            why.join("; ")
+        ),
+    )
 }
 
 /// A resource the charts create.
@@ -277,9 +359,8 @@ struct CreatedResource {
 /// Group -> resource plural -> what is created.
 type Created = BTreeMap<String, BTreeMap<String, CreatedResource>>;
 
-/// Records that the role must be a ClusterRole, and why.
+/// Records that a ClusterRole is needed, and why.
 fn add_reason(plan: &mut RbacPlan, reason: &str) {
-    plan.cluster_scoped = true;
     if !plan.cluster_reasons.iter().any(|r| r == reason) {
         plan.cluster_reasons.push(reason.to_string());
     }
@@ -302,37 +383,115 @@ fn unresolved_warning(gap: &Unresolved) -> String {
     }
 }
 
+/// The kinds a chart creates that a supported cluster serves. A template for a removed API
+/// (see [`removed_apis`]) gets no rule, or, when it picks its apiVersion at render time and
+/// the kind lives on in another version, the rule of the kind's current group; either way a
+/// warning names it.
+fn served_kinds<'s>(
+    scans: &[&'s KindScan],
+    plan: &mut RbacPlan,
+) -> Vec<(Option<String>, &'s KindRef)> {
+    // One place (file, line, kind) may offer several apiVersions.
+    let mut places: BTreeMap<(&str, usize, &str), Vec<&KindRef>> = BTreeMap::new();
+    for scan in scans {
+        for found in &scan.kinds {
+            places
+                .entry((found.file.as_str(), found.line, found.kind.as_str()))
+                .or_default()
+                .push(found);
+        }
+    }
+    let mut out = Vec::new();
+    for ((file, line, kind), refs) in places {
+        let (removed, current): (Vec<&KindRef>, Vec<&KindRef>) = refs
+            .into_iter()
+            .partition(|k| removed_apis::removed_since(&k.api_version, kind).is_some());
+        let Some(first) = removed.first() else {
+            out.extend(
+                current
+                    .into_iter()
+                    .map(|k| (k.group().map(str::to_string), k)),
+            );
+            continue;
+        };
+        let gone: Vec<String> = removed
+            .iter()
+            .map(|k| {
+                format!(
+                    "{} (not served since Kubernetes {})",
+                    k.api_version,
+                    removed_apis::removed_since(&k.api_version, kind).unwrap_or("?")
+                )
+            })
+            .collect();
+        let head = format!(
+            "{file}:{line}: {kind} of {}: operator-rs supports Kubernetes {} and later",
+            gone.join(", "),
+            removed_apis::OLDEST_SUPPORTED
+        );
+        if !current.is_empty() {
+            let served: Vec<&str> = current.iter().map(|k| k.api_version.as_str()).collect();
+            plan.warnings.push(format!(
+                "{head}, so the role covers only the {} the template also offers",
+                served.join(", ")
+            ));
+            out.extend(
+                current
+                    .into_iter()
+                    .map(|k| (k.group().map(str::to_string), k)),
+            );
+            continue;
+        }
+        let successor = known_kinds::lookup_kind(kind)
+            .filter(|_| removed.iter().any(|k| k.api_version_templated));
+        match successor {
+            Some(known) => {
+                plan.warnings.push(format!(
+                    "{head}; the template picks its apiVersion when it renders, so the role has \
+                     the rule for {kind} in the group it is served in now (\"{}\")",
+                    known.group
+                ));
+                out.push((Some(known.group.to_string()), *first));
+            }
+            None => plan.warnings.push(format!(
+                "{head}, where the template never renders, so the role has no rule for it"
+            )),
+        }
+    }
+    out
+}
+
 fn release_objects(scans: &[&KindScan], plan: &mut RbacPlan) -> Created {
     let mut created: Created = BTreeMap::new();
     // (group, kind) -> places, so each unknown kind is one warning.
     let mut unknown: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     let mut no_group: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for scan in scans {
-        for found in &scan.kinds {
-            let place = format!("{}:{}", found.file, found.line);
-            let Some(resource) = resolve(found.group(), &found.kind) else {
-                no_group.entry(found.kind.clone()).or_default().push(place);
-                continue;
-            };
-            if !resource.known {
-                unknown
-                    .entry((resource.group.clone(), found.kind.clone()))
-                    .or_default()
-                    .push(place);
-            }
-            if !resource.namespaced {
-                add_reason(plan, &found.kind);
-            }
-            let entry = created
-                .entry(resource.group)
+    for (group, found) in served_kinds(scans, plan) {
+        let place = format!("{}:{}", found.file, found.line);
+        let Some(resource) = resolve(group.as_deref(), &found.kind) else {
+            no_group.entry(found.kind.clone()).or_default().push(place);
+            continue;
+        };
+        if !resource.known {
+            unknown
+                .entry((resource.group.clone(), found.kind.clone()))
                 .or_default()
-                .entry(resource.plural)
-                .or_insert_with(|| CreatedResource {
-                    namespaced: resource.namespaced,
-                    kinds: BTreeSet::new(),
-                });
-            entry.kinds.insert(found.kind.clone());
+                .push(place);
         }
+        if !resource.namespaced {
+            add_reason(plan, &found.kind);
+        }
+        let entry = created
+            .entry(resource.group)
+            .or_default()
+            .entry(resource.plural)
+            .or_insert_with(|| CreatedResource {
+                namespaced: resource.namespaced,
+                kinds: BTreeSet::new(),
+            });
+        entry.kinds.insert(found.kind.clone());
+    }
+    for scan in scans {
         for gap in &scan.unresolved {
             plan.warnings.push(unresolved_warning(gap));
         }
@@ -356,26 +515,51 @@ fn release_objects(scans: &[&KindScan], plan: &mut RbacPlan) -> Created {
     created
 }
 
-/// `get` (or `list`) on what templates read with Helm's `lookup` and do not create: Helm fails
-/// the install when such a read is forbidden.
-fn lookup_rules(scans: &[&KindScan], created: &Created, plan: &mut RbacPlan) {
-    // Group -> resource -> verbs.
-    let mut reads: BTreeMap<String, BTreeMap<String, BTreeSet<&str>>> = BTreeMap::new();
-    let mut kinds: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    // Group -> resources read at cluster scope.
-    let mut cluster: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+/// One read a template makes with `lookup`.
+struct Read {
+    group: String,
+    plural: String,
+    kind: String,
+    verb: &'static str,
+    /// Across namespaces, or of a cluster-scoped kind: only a ClusterRole grants it.
+    cluster: bool,
+    namespaced: bool,
+}
+
+/// `get` (or `list`) on what templates read with Helm's `lookup` and the roles do not grant
+/// already: Helm fails the install when such a read is forbidden. A read of a cluster-scoped
+/// kind, or across every namespace (`lookup ... ""`), goes into the ClusterRole.
+fn lookup_rules(scans: &[&KindScan], plan: &mut RbacPlan) {
+    let mut reads: Vec<Read> = Vec::new();
     for scan in scans {
         for lookup in &scan.lookups {
+            if let Some(since) = removed_apis::removed_since(&lookup.api_version, &lookup.kind) {
+                plan.warnings.push(format!(
+                    "{}:{}: `lookup` of {} {} reads an API not served since Kubernetes {since} \
+                     (operator-rs supports {} and later): it finds nothing there, so the role has \
+                     no rule for it",
+                    lookup.file,
+                    lookup.line,
+                    lookup.api_version,
+                    lookup.kind,
+                    removed_apis::OLDEST_SUPPORTED
+                ));
+                continue;
+            }
             let Some(resource) = resolve(group_of(&lookup.api_version), &lookup.kind) else {
                 continue;
             };
-            if !resource.namespaced || lookup.all_namespaces {
-                add_reason(plan, &format!("{} (read with lookup)", lookup.kind));
-            }
-            let already = created
-                .get(&resource.group)
-                .is_some_and(|r| r.contains_key(&resource.plural));
-            if already {
+            let cluster = !resource.namespaced || lookup.all_namespaces;
+            let verb = if lookup.lists { "list" } else { "get" };
+            let granted = if cluster {
+                &plan.cluster_rules
+            } else {
+                &plan.rules
+            };
+            if granted
+                .iter()
+                .any(|r| r.allows(&resource.group, &resource.plural, verb))
+            {
                 continue;
             }
             if !resource.known {
@@ -391,52 +575,86 @@ fn lookup_rules(scans: &[&KindScan], created: &Created, plan: &mut RbacPlan) {
                     resource.group
                 ));
             }
-            let verb = if lookup.lists { "list" } else { "get" };
-            if !resource.namespaced || lookup.all_namespaces {
-                cluster
-                    .entry(resource.group.clone())
-                    .or_default()
-                    .insert(resource.plural.clone());
+            if cluster {
+                let reason = if resource.namespaced {
+                    format!("{} in every namespace (read with lookup)", lookup.kind)
+                } else {
+                    format!("{} (read with lookup)", lookup.kind)
+                };
+                add_reason(plan, &reason);
             }
-            reads
-                .entry(resource.group.clone())
-                .or_default()
-                .entry(resource.plural)
-                .or_default()
-                .insert(verb);
-            kinds
-                .entry(resource.group)
-                .or_default()
-                .insert(lookup.kind.clone());
+            reads.push(Read {
+                group: resource.group,
+                plural: resource.plural,
+                kind: lookup.kind.clone(),
+                verb,
+                cluster,
+                namespaced: resource.namespaced,
+            });
         }
     }
-    for (group, resources) in reads {
-        // One rule per distinct verb set, so no resource gets a verb it does not need.
-        let mut by_verbs: BTreeMap<Vec<&str>, Vec<String>> = BTreeMap::new();
-        for (plural, verbs) in resources {
-            by_verbs
-                .entry(verbs.into_iter().collect())
+    for cluster in [false, true] {
+        // Group -> verbs -> resources, so no resource gets a verb it does not need.
+        let mut by_group: BTreeMap<&str, BTreeMap<Vec<&str>, BTreeSet<&str>>> = BTreeMap::new();
+        let mut kinds: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        let mut verbs: BTreeMap<(&str, &str), BTreeSet<&str>> = BTreeMap::new();
+        for read in reads.iter().filter(|r| r.cluster == cluster) {
+            verbs
+                .entry((&read.group, &read.plural))
                 .or_default()
-                .push(plural);
+                .insert(read.verb);
+            kinds.entry(&read.group).or_default().insert(&read.kind);
         }
-        let names = kinds[&group].iter().cloned().collect::<Vec<_>>().join(", ");
-        for (verbs, plurals) in by_verbs {
-            let mut comment = format!(
-                "The chart's templates read existing {names} with Helm's `lookup`; Helm fails \
-                 the install when that read is forbidden."
-            );
-            let wide: Vec<&str> = plurals
-                .iter()
-                .filter(|p| cluster.get(&group).is_some_and(|c| c.contains(*p)))
-                .map(String::as_str)
-                .collect();
-            if !wide.is_empty() {
-                comment.push_str(&format!(
-                    "\nCluster-scoped: {}, so the role is a ClusterRole.",
-                    wide.join(", ")
-                ));
+        for ((group, plural), set) in verbs {
+            by_group
+                .entry(group)
+                .or_default()
+                .entry(set.into_iter().collect())
+                .or_default()
+                .insert(plural);
+        }
+        for (group, by_verbs) in by_group {
+            let names = kinds[group].iter().copied().collect::<Vec<_>>().join(", ");
+            for (verbs, plurals) in by_verbs {
+                let rule = if cluster {
+                    let across = reads.iter().any(|r| {
+                        r.cluster
+                            && r.namespaced
+                            && r.group == group
+                            && plurals.contains(&*r.plural)
+                    });
+                    let scope = if across {
+                        "in every namespace (`lookup` with the namespace \"\")"
+                    } else {
+                        "of cluster-scoped kinds"
+                    };
+                    Rule::new(
+                        group,
+                        plurals,
+                        &verbs,
+                        format!(
+                            "The chart's templates read existing {names} with Helm's `lookup`, \
+                             {scope}, which only a ClusterRole grants; Helm fails the install \
+                             when that read is forbidden."
+                        ),
+                    )
+                } else {
+                    Rule::new(
+                        group,
+                        plurals,
+                        &verbs,
+                        format!(
+                            "The chart's templates read existing {names} with Helm's `lookup`; \
+                             Helm fails the install when that read is forbidden."
+                        ),
+                    )
+                };
+                if cluster {
+                    plan.cluster_rules.push(rule);
+                } else {
+                    plan.rules.push(rule);
+                }
             }
-            plan.rules.push(Rule::new(&group, plurals, &verbs, comment));
         }
     }
 }
@@ -444,45 +662,52 @@ fn lookup_rules(scans: &[&KindScan], created: &Created, plan: &mut RbacPlan) {
 /// `escalate` and `bind` when the chart creates RBAC objects: the API server refuses to let
 /// anyone create a Role or ClusterRole granting permissions they do not hold themselves
 /// unless they have `escalate` on it, and refuses a binding to a role whose permissions they
-/// do not hold unless they have `bind` on that role.
+/// do not hold unless they have `bind` on that role. Both are checked where the object goes:
+/// Roles and RoleBindings in the release's namespace (a Role grants it), ClusterRoles and
+/// ClusterRoleBindings at cluster scope (only a ClusterRole does).
 fn privilege_rules(created: &Created, plan: &mut RbacPlan) {
     let Some(rbac) = created.get("rbac.authorization.k8s.io") else {
         return;
     };
     let creates = |plural: &str| rbac.contains_key(plural);
-    let mut escalate = Vec::new();
+    let escalate = "The chart creates {what}. The API server refuses to create a role that grants \
+                    permissions its creator does not hold, unless the creator has escalate on it; \
+                    the operator cannot hold every permission the chart's roles grant, so it needs \
+                    escalate.";
+    let bind = "The chart creates {what}. The API server refuses to bind a role whose permissions \
+                the creator does not hold, unless the creator has bind on that role.";
     if creates("roles") {
-        escalate.push("roles");
-    }
-    if creates("clusterroles") {
-        escalate.push("clusterroles");
-    }
-    let mut bind = BTreeSet::new();
-    if creates("rolebindings") {
-        // A RoleBinding may refer to a Role or a ClusterRole.
-        bind.insert("roles");
-        bind.insert("clusterroles");
-    }
-    if creates("clusterrolebindings") {
-        bind.insert("clusterroles");
-    }
-    if !escalate.is_empty() {
         plan.rules.push(Rule::new(
             "rbac.authorization.k8s.io",
-            escalate,
+            ["roles"],
             &["escalate"],
-            "The chart creates roles. The API server refuses to create a role that grants \
-             permissions its creator does not hold, unless the creator has escalate on it; the \
-             operator cannot hold every permission the chart's roles grant, so it needs escalate.",
+            escalate.replace("{what}", "Roles"),
         ));
     }
-    if !bind.is_empty() {
+    if creates("rolebindings") {
+        // A RoleBinding may refer to a Role or a ClusterRole; either is checked in the
+        // binding's namespace.
         plan.rules.push(Rule::new(
             "rbac.authorization.k8s.io",
-            bind,
+            ["clusterroles", "roles"],
             &["bind"],
-            "The chart creates role bindings. The API server refuses to bind a role whose \
-             permissions the creator does not hold, unless the creator has bind on that role.",
+            bind.replace("{what}", "RoleBindings"),
+        ));
+    }
+    if creates("clusterroles") {
+        plan.cluster_rules.push(Rule::new(
+            "rbac.authorization.k8s.io",
+            ["clusterroles"],
+            &["escalate"],
+            escalate.replace("{what}", "ClusterRoles"),
+        ));
+    }
+    if creates("clusterrolebindings") {
+        plan.cluster_rules.push(Rule::new(
+            "rbac.authorization.k8s.io",
+            ["clusterroles"],
+            &["bind"],
+            bind.replace("{what}", "ClusterRoleBindings"),
         ));
     }
 }

@@ -69,6 +69,7 @@ fn two_more_kinds_with_their_charts() {
         "alertmanager is namespaced: {stdout}"
     );
 
+    let rancher = rancher_with_a_version(work.path());
     let output = operator_rs(&project)
         .args([
             "create",
@@ -78,13 +79,17 @@ fn two_more_kinds_with_their_charts() {
             "--set-chart-version=2.13.0",
             "--helm-chart",
         ])
-        .arg(shared_chart("rancher"))
+        .arg(&rancher)
         .assert()
         .success();
     let stdout = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
     assert!(
-        stdout.contains("ClusterRole"),
-        "the scope change is reported: {stdout}"
+        stdout.contains("now has a ClusterRole") && stdout.contains("PriorityClass"),
+        "the new ClusterRole is reported with its reasons: {stdout}"
+    );
+    assert!(
+        stdout.contains("changed deploy/role_binding.yaml"),
+        "{stdout}"
     );
 
     assert_eq!(std::fs::read_to_string(&readme).unwrap(), edited);
@@ -93,16 +98,57 @@ fn two_more_kinds_with_their_charts() {
     assert_eq!(watches_now.matches("- group:").count(), 3);
 
     let role = std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap();
-    assert!(role.contains("kind: ClusterRole"), "{role}");
+    assert!(
+        role.contains("\nkind: Role\n") && role.contains("\nkind: ClusterRole\n"),
+        "{role}"
+    );
     let binding = std::fs::read_to_string(project.join("deploy/role_binding.yaml")).unwrap();
     assert!(
-        binding.contains("kind: ClusterRoleBinding") && binding.contains("kind: ClusterRole\n"),
+        binding.contains("\nkind: RoleBinding\n")
+            && binding.contains("\nkind: ClusterRoleBinding\n")
+            && binding.contains("  kind: Role\n")
+            && binding.contains("  kind: ClusterRole\n"),
         "{binding}"
+    );
+    assert_kustomize_builds(
+        &project,
+        &["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"],
+    );
+
+    // Adding a chart again merges into both documents without duplicating a rule.
+    let before = role.clone();
+    operator_rs(&project)
+        .args([
+            "create",
+            "api",
+            "--api-version=rancher.com/v1",
+            "--kind=RancherCopy",
+            "--helm-chart",
+        ])
+        .arg(&rancher)
+        .assert()
+        .success();
+    let after = std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap();
+    let rules = |text: &str| {
+        let file = operator_rs::rbac::roles_from_yaml(text).unwrap();
+        (file.role.unwrap(), file.cluster_role.unwrap())
+    };
+    let (role_before, cluster_before) = rules(&before);
+    let (role_after, cluster_after) = rules(&after);
+    assert_eq!(
+        cluster_after, cluster_before,
+        "nothing new at cluster scope"
+    );
+    assert_eq!(&role_after[..role_before.len()], role_before.as_slice());
+    assert_eq!(
+        role_after.len(),
+        role_before.len() + 3,
+        "only the new kind's three rules (resource, status, finalizers) are added: {after}"
     );
     let project_file = std::fs::read_to_string(project.join("PROJECT")).unwrap();
     assert_eq!(
         project_file.matches("- group:").count(),
-        3,
+        4,
         "{project_file}"
     );
 
@@ -113,14 +159,72 @@ fn two_more_kinds_with_their_charts() {
     insta::assert_snapshot!("create_api_helm_two_kinds", generated_text(&project));
 }
 
-/// The role file grants every verb the helm-operator uses on every kind of every chart.
+/// The rancher chart with a version Helm can load (its `Chart.yaml` says `%VERSION%` until it
+/// is released), copied into `work`.
+fn rancher_with_a_version(work: &Path) -> PathBuf {
+    let copy = work.join("rancher-chart");
+    let files = read_tree(&shared_chart("rancher"));
+    for (path, bytes) in files {
+        let target = copy.join(&path);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        let bytes = if path == "Chart.yaml" {
+            String::from_utf8(bytes)
+                .unwrap()
+                .replace("%VERSION%", "2.13.0")
+                .replace("%APP_VERSION%", "2.13.0")
+                .into_bytes()
+        } else {
+            bytes
+        };
+        std::fs::write(target, bytes).unwrap();
+    }
+    copy
+}
+
+/// `kubectl kustomize deploy/` builds, with the objects of these kinds in it.
+fn assert_kustomize_builds(project: &Path, kinds: &[&str]) {
+    let output = support::kube_server::kubectl()
+        .arg("kustomize")
+        .arg(project.join("deploy"))
+        .output()
+        .expect("kubectl runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "kubectl kustomize deploy/ failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for kind in kinds {
+        assert!(
+            stdout.contains(&format!("\nkind: {kind}\n")),
+            "{kind} missing in:\n{stdout}"
+        );
+    }
+}
+
+/// The role file grants every verb the helm-operator uses on every kind of every chart: the
+/// Role for namespaced kinds, the ClusterRole for cluster-scoped ones.
 fn assert_role_covers_every_chart(project: &Path) {
     let role = std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap();
-    let rules = operator_rs::rbac::rules_from_yaml(&role).unwrap();
+    let file = operator_rs::rbac::roles_from_yaml(&role).unwrap();
+    let namespaced = file.role.unwrap();
+    let cluster = file.cluster_role.unwrap_or_default();
     for entry in std::fs::read_dir(project.join("helm-charts")).unwrap() {
         let chart = operator_rs::chart::load_local(&entry.unwrap().path()).unwrap();
         for found in operator_rs::chart::kinds::scan(&chart).kinds {
-            let resource = operator_rs::rbac::resolve(found.group(), &found.kind).unwrap();
+            let Some(resource) = operator_rs::rbac::resolve(found.group(), &found.kind) else {
+                continue;
+            };
+            if operator_rs::rbac::removed_apis::removed_since(&found.api_version, &found.kind)
+                .is_some()
+            {
+                continue;
+            }
+            let rules = if resource.namespaced {
+                &namespaced
+            } else {
+                &cluster
+            };
             for verb in operator_rs::rbac::RELEASE_VERBS {
                 assert!(
                     rules

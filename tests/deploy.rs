@@ -945,3 +945,83 @@ fn a_rust_kind_with_two_versions_deploys_as_one_crd() {
         );
     }
 }
+
+#[test]
+fn a_chart_with_cluster_scoped_kinds_deploys_a_role_and_a_cluster_role() {
+    let chart = support::project::shared_chart("prometheus-node-exporter");
+    let name = "node-exporter-operator";
+    let env = Env::made_by(
+        &[
+            "new",
+            name,
+            "--type=helm",
+            "--yes",
+            "--helm-chart",
+            chart.to_str().unwrap(),
+        ],
+        name,
+    );
+    let stdout = env.deploy(&[]);
+    for object in [
+        format!("Role/{name} (demo): created"),
+        format!("RoleBinding/{name} (demo): created"),
+        format!("ClusterRole/{name}: created"),
+        format!("ClusterRoleBinding/{name}: created"),
+    ] {
+        assert!(stdout.contains(&object), "{object} missing in:\n{stdout}");
+    }
+
+    // kubectl, the second client, reads both roles back.
+    let role = env.kubectl(&["-n", "demo", "get", "role", name]);
+    let cluster_role = env.kubectl(&["get", "clusterrole", name]);
+    assert!(cluster_role["metadata"].get("namespace").is_none());
+    let resources = |role: &Value| -> Vec<String> {
+        role["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| r["resources"].as_array().unwrap().clone())
+            .map(|r| r.as_str().unwrap().to_string())
+            .collect()
+    };
+    let cluster_resources = resources(&cluster_role);
+    for resource in &cluster_resources {
+        assert!(
+            ["clusterroles", "clusterrolebindings"].contains(&resource.as_str()),
+            "the ClusterRole holds only cluster-scoped resources, not {resource}"
+        );
+    }
+    assert!(cluster_resources.contains(&"clusterroles".to_string()));
+    let namespaced = resources(&role);
+    for resource in ["secrets", "daemonsets", "services", "leases", "events"] {
+        assert!(
+            namespaced.contains(&resource.to_string()),
+            "{resource} missing in the Role: {namespaced:?}"
+        );
+    }
+    // Both bindings name the service account in the namespace deploy was given.
+    for binding in [
+        env.kubectl(&["-n", "demo", "get", "rolebinding", name]),
+        env.kubectl(&["get", "clusterrolebinding", name]),
+    ] {
+        assert_eq!(binding["subjects"][0]["namespace"], "demo", "{binding}");
+        assert_eq!(binding["subjects"][0]["name"], name);
+    }
+    let binding = env.kubectl(&["get", "clusterrolebinding", name]);
+    assert_eq!(binding["roleRef"]["kind"], "ClusterRole");
+
+    let stdout = success(env.run(&["undeploy"]));
+    for object in [
+        format!("ClusterRoleBinding/{name}: deleted"),
+        format!("ClusterRole/{name}: deleted"),
+        format!("RoleBinding/{name} (demo): deleted"),
+        format!("Role/{name} (demo): deleted"),
+    ] {
+        assert!(stdout.contains(&object), "{object} missing in:\n{stdout}");
+    }
+    assert!(
+        env.server
+            .object("rbac.authorization.k8s.io", "clusterroles", None, name)
+            .is_none()
+    );
+}

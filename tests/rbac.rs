@@ -3,15 +3,65 @@
 
 use std::path::PathBuf;
 
+use std::collections::BTreeSet;
+
 use operator_rs::chart::kinds::{self, KindScan};
-use operator_rs::rbac::{self, OwnedApi, RELEASE_VERBS, RbacPlan};
+use operator_rs::rbac::{self, OwnedApi, RELEASE_VERBS, RbacPlan, Rule, known_kinds};
 
 const CHARTS: &[&str] = &[
     "alertmanager",
+    "argo-rollouts",
+    "fluent-bit",
     "hello-world",
+    "ingress-nginx",
     "kube-state-metrics",
     "prometheus-node-exporter",
     "rancher",
+    "redis",
+];
+
+/// What each shared chart needs at cluster scope: the kinds that make a ClusterRole necessary
+/// (empty: a Role is enough). Read from the charts' templates by hand.
+const CLUSTER_REASONS: &[(&str, &[&str])] = &[
+    // Its test Pod is a test hook, and everything else is namespaced.
+    ("alertmanager", &[]),
+    (
+        "argo-rollouts",
+        &[
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "CustomResourceDefinition",
+        ],
+    ),
+    // Its PodSecurityPolicy is policy/v1beta1, gone since Kubernetes 1.25.
+    ("fluent-bit", &["ClusterRole", "ClusterRoleBinding"]),
+    ("hello-world", &[]),
+    (
+        "ingress-nginx",
+        &[
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "IngressClass",
+            "ValidatingWebhookConfiguration",
+        ],
+    ),
+    ("kube-state-metrics", &["ClusterRole", "ClusterRoleBinding"]),
+    (
+        "prometheus-node-exporter",
+        &["ClusterRole", "ClusterRoleBinding"],
+    ),
+    (
+        "rancher",
+        &[
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "PriorityClass",
+            "CustomResourceDefinition (read with lookup)",
+        ],
+    ),
+    // Its PodSecurityPolicy is policy/v1beta1 too; Sentinel's ports ConfigMap lists the
+    // Services of every namespace (`lookup "v1" "Service" "" ""`).
+    ("redis", &["Service in every namespace (read with lookup)"]),
 ];
 
 fn shared_chart(name: &str) -> PathBuf {
@@ -66,7 +116,6 @@ fn alertmanager_kinds_include_list_items_and_the_templated_route() {
             "ConfigMap",
             "HTTPRoute",
             "Ingress",
-            "Pod",
             "PodDisruptionBudget",
             "Service",
             "ServiceAccount",
@@ -275,9 +324,11 @@ fn rancher_kinds_are_cluster_scoped_and_read_with_lookup() {
     assert_eq!(lookups, ["CustomResourceDefinition", "Secret"]);
 
     let plan = plan(&scan);
-    assert!(plan.cluster_scoped);
+    assert!(plan.needs_cluster_role());
     let allows = |group: &str, resource: &str, verb: &str| {
-        plan.rules.iter().any(|r| r.allows(group, resource, verb))
+        plan.cluster_rules
+            .iter()
+            .any(|r| r.allows(group, resource, verb))
     };
     // The NOTES helper checks cert-manager's CRD with `lookup`: without get, the install fails.
     assert!(allows(
@@ -298,19 +349,31 @@ fn rancher_kinds_are_cluster_scoped_and_read_with_lookup() {
     assert!(allows("rbac.authorization.k8s.io", "clusterroles", "bind"));
 }
 
+/// A template for an API no supported Kubernetes serves.
+fn removed(found: &kinds::KindRef) -> bool {
+    rbac::removed_apis::removed_since(&found.api_version, &found.kind).is_some()
+}
+
 #[test]
 fn rbac_is_complete_for_every_shared_chart() {
     for name in CHARTS {
         let scan = scan(name);
         assert!(!scan.kinds.is_empty(), "{name}: no kinds found");
         let plan = plan(&scan);
-        for found in &scan.kinds {
+        for found in scan.kinds.iter().filter(|k| !removed(k)) {
             let resource = rbac::resolve(found.group(), &found.kind)
                 .unwrap_or_else(|| panic!("{name}: {found:?} has no resource"));
             assert!(resource.known, "{name}: {found:?} is not in the table");
+            // Namespaced objects live in the release's namespace: the Role's. Cluster-scoped
+            // ones only a ClusterRole can grant.
+            let rules = if resource.namespaced {
+                &plan.rules
+            } else {
+                &plan.cluster_rules
+            };
             for verb in RELEASE_VERBS {
                 assert!(
-                    plan.rules
+                    rules
                         .iter()
                         .any(|r| r.allows(&resource.group, &resource.plural, verb)),
                     "{name}: {} ({}/{}) lacks {verb} ({}:{})",
@@ -322,7 +385,7 @@ fn rbac_is_complete_for_every_shared_chart() {
                 );
             }
         }
-        for rule in &plan.rules {
+        for rule in plan.rules.iter().chain(&plan.cluster_rules) {
             assert!(rule.comment.is_some(), "{name}: {rule:?} has no comment");
             for value in rule
                 .api_groups
@@ -333,26 +396,167 @@ fn rbac_is_complete_for_every_shared_chart() {
                 assert!(!value.contains('*'), "{name}: wildcard in {rule:?}");
             }
         }
-        // Only what the scan could not know is a warning: nothing unknown to the table.
+        // Only what the scan could not know, and templates for removed APIs, are warnings:
+        // nothing unknown to the table.
+        let removed_places: BTreeSet<(&str, usize)> = scan
+            .kinds
+            .iter()
+            .filter(|k| removed(k))
+            .map(|k| (k.file.as_str(), k.line))
+            .collect();
         assert_eq!(
             plan.warnings.len(),
-            scan.unresolved.len(),
+            scan.unresolved.len() + removed_places.len(),
             "{name}: {:#?}",
             plan.warnings
         );
     }
 }
 
+/// A resource the table knows as cluster-scoped.
+fn cluster_scoped(group: &str, plural: &str) -> bool {
+    known_kinds::KNOWN_KINDS
+        .iter()
+        .any(|k| k.group == group && k.plural == plural && !k.namespaced)
+}
+
+/// A read across every namespace that a `lookup` needs, and the rule says so.
+fn documented_cluster_read(rule: &Rule) -> bool {
+    rule.verbs.iter().all(|v| v == "get" || v == "list")
+        && rule
+            .comment
+            .as_deref()
+            .is_some_and(|c| c.contains("`lookup`") && c.contains("every namespace"))
+}
+
+#[test]
+fn namespaced_charts_get_only_a_role_and_cluster_roles_hold_only_cluster_scope() {
+    assert_eq!(
+        CLUSTER_REASONS.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
+        CHARTS
+    );
+    for (name, reasons) in CLUSTER_REASONS {
+        let plan = plan(&scan(name));
+        let found: BTreeSet<&str> = plan.cluster_reasons.iter().map(String::as_str).collect();
+        assert_eq!(
+            found,
+            reasons.iter().copied().collect::<BTreeSet<_>>(),
+            "{name}: {:#?}",
+            plan.cluster_rules
+        );
+        assert_eq!(plan.needs_cluster_role(), !reasons.is_empty(), "{name}");
+        for rule in &plan.cluster_rules {
+            for group in &rule.api_groups {
+                for resource in &rule.resources {
+                    assert!(
+                        cluster_scoped(group, resource) || documented_cluster_read(rule),
+                        "{name}: the ClusterRole grants namespaced {group}/{resource}: {rule:#?}"
+                    );
+                }
+            }
+        }
+        // Release Secrets and the operator's own needs stay in the namespace.
+        for resource in ["secrets", "events", "leases"] {
+            assert!(
+                !plan
+                    .cluster_rules
+                    .iter()
+                    .any(|r| r.resources.iter().any(|x| x == resource)),
+                "{name}: {resource} is cluster-wide"
+            );
+            assert!(
+                plan.rules
+                    .iter()
+                    .any(|r| r.resources.iter().any(|x| x == resource)),
+                "{name}: {resource} missing in the Role"
+            );
+        }
+    }
+}
+
+#[test]
+fn test_hooks_add_no_rules() {
+    // alertmanager's test Pod takes `helm.sh/hook: test-success` from its default values.
+    let alertmanager = scan("alertmanager");
+    let hooks: Vec<_> = alertmanager
+        .test_hooks
+        .iter()
+        .map(|k| (k.file.as_str(), k.kind.as_str()))
+        .collect();
+    assert_eq!(hooks, [("templates/tests/test-connection.yaml", "Pod")]);
+    assert!(!alertmanager.kinds.iter().any(|k| k.kind == "Pod"));
+    let plan = plan(&alertmanager);
+    assert!(
+        !plan
+            .rules
+            .iter()
+            .chain(&plan.cluster_rules)
+            .any(|r| r.resources.iter().any(|x| x == "pods")),
+        "{:#?}",
+        plan.rules
+    );
+    for name in CHARTS {
+        let scan = scan(name);
+        for hook in &scan.test_hooks {
+            assert!(
+                !scan
+                    .kinds
+                    .iter()
+                    .any(|k| k.file == hook.file && k.line == hook.line),
+                "{name}: {hook:?} is counted as the operator's"
+            );
+        }
+    }
+}
+
+#[test]
+fn removed_apis_do_not_widen_the_role() {
+    for name in ["fluent-bit", "redis"] {
+        let plan = plan(&scan(name));
+        assert!(
+            !plan
+                .rules
+                .iter()
+                .chain(&plan.cluster_rules)
+                .any(|r| r.resources.iter().any(|x| x == "podsecuritypolicies")),
+            "{name}"
+        );
+        assert!(
+            plan.warnings
+                .iter()
+                .any(|w| w.contains("PodSecurityPolicy") && w.contains("policy/v1beta1")),
+            "{name}: {:#?}",
+            plan.warnings
+        );
+    }
+    // ingress-nginx picks autoscaling/v2 or v2beta2 when it renders: the served group's rule.
+    let plan = plan(&scan("ingress-nginx"));
+    assert!(plan.rules.iter().any(|r| r.allows(
+        "autoscaling",
+        "horizontalpodautoscalers",
+        "patch"
+    )));
+    assert!(
+        plan.warnings
+            .iter()
+            .any(|w| w.contains("autoscaling/v2beta2") && w.contains("1.33"))
+    );
+}
+
 #[test]
 fn rules_yaml_parses_into_a_valid_rules_list() {
     for name in CHARTS {
         let plan = plan(&scan(name));
-        let text = rbac::rules_yaml(&plan.rules);
+        let text = rbac::rules_yaml(&[plan.rules.clone(), plan.cluster_rules.clone()].concat());
         assert!(text.starts_with("rules:\n"), "{name}");
         let value: serde_json::Value = operator_rs::yaml::from_str(&text)
             .unwrap_or_else(|e| panic!("{name}: rules do not parse: {e}\n{text}"));
         let rules = value["rules"].as_array().expect("rules is a list");
-        assert_eq!(rules.len(), plan.rules.len(), "{name}");
+        assert_eq!(
+            rules.len(),
+            plan.rules.len() + plan.cluster_rules.len(),
+            "{name}"
+        );
         for rule in rules {
             let object = rule.as_object().expect("a rule is a mapping");
             assert_eq!(
@@ -366,7 +570,11 @@ fn rules_yaml_parses_into_a_valid_rules_list() {
                 assert!(list.iter().all(|v| v.is_string()), "{name}: {key}");
             }
         }
-        assert_eq!(rbac::rules_from_yaml(&text).unwrap(), plan.rules, "{name}");
+        assert_eq!(
+            rbac::rules_from_yaml(&text).unwrap(),
+            [plan.rules, plan.cluster_rules].concat(),
+            "{name}"
+        );
     }
 }
 
@@ -374,13 +582,19 @@ fn rules_yaml_parses_into_a_valid_rules_list() {
 fn merging_every_chart_into_one_role_is_duplicate_free_and_idempotent() {
     let scans: Vec<KindScan> = CHARTS.iter().map(|name| scan(name)).collect();
     let mut role = Vec::new();
+    let mut cluster_role = Vec::new();
     for scan in &scans {
         role = rbac::merge(&role, &plan(scan).rules);
+        cluster_role = rbac::merge(&cluster_role, &plan(scan).cluster_rules);
     }
     let again = scans.iter().fold(role.clone(), |role, scan| {
         rbac::merge(&role, &plan(scan).rules)
     });
     assert_eq!(again, role);
+    let again = scans.iter().fold(cluster_role.clone(), |role, scan| {
+        rbac::merge(&role, &plan(scan).cluster_rules)
+    });
+    assert_eq!(again, cluster_role);
     for (i, a) in role.iter().enumerate() {
         for b in &role[i + 1..] {
             assert!(
@@ -392,14 +606,20 @@ fn merging_every_chart_into_one_role_is_duplicate_free_and_idempotent() {
     // The union covers all kinds of all charts.
     let all: Vec<&KindScan> = scans.iter().collect();
     let combined = rbac::helm_operator_rules(&all, &[]);
-    for rule in combined.rules.iter().filter(|r| r.verbs == RELEASE_VERBS) {
-        for resource in &rule.resources {
-            for verb in RELEASE_VERBS {
-                assert!(
-                    role.iter()
-                        .any(|r| r.allows(&rule.api_groups[0], resource, verb)),
-                    "{resource} {verb}"
-                );
+    for (rules, merged) in [
+        (&combined.rules, &role),
+        (&combined.cluster_rules, &cluster_role),
+    ] {
+        for rule in rules.iter().filter(|r| r.verbs == RELEASE_VERBS) {
+            for resource in &rule.resources {
+                for verb in RELEASE_VERBS {
+                    assert!(
+                        merged
+                            .iter()
+                            .any(|r| r.allows(&rule.api_groups[0], resource, verb)),
+                        "{resource} {verb}"
+                    );
+                }
             }
         }
     }

@@ -37,6 +37,9 @@ pub struct KindRef {
     pub file: String,
     /// 1-based line of the `kind:` key.
     pub line: usize,
+    /// The apiVersion is chosen when the template renders (it comes from an action, such as a
+    /// capabilities check), rather than written literally.
+    pub api_version_templated: bool,
 }
 
 impl KindRef {
@@ -85,6 +88,9 @@ pub struct KindScan {
     pub kinds: Vec<KindRef>,
     pub unresolved: Vec<Unresolved>,
     pub lookups: Vec<LookupRef>,
+    /// Objects that are Helm test hooks (`helm.sh/hook: test`): only `helm test` creates them,
+    /// which the helm-operator never runs, so they are not the operator's to create.
+    pub test_hooks: Vec<KindRef>,
 }
 
 impl KindScan {
@@ -133,7 +139,19 @@ pub fn scan(chart: &Chart) -> KindScan {
         }
     }
 
-    let mut scanner = documents::Scanner::new(&defines);
+    let values: HashMap<&str, serde_json::Value> = roots
+        .iter()
+        .map(|root| {
+            let text = files
+                .get(&format!("{root}values.yaml"))
+                .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+                .unwrap_or_default();
+            // Values that do not parse only hide test hooks that come from values.
+            let parsed = crate::yaml::from_str(&text).unwrap_or(serde_json::Value::Null);
+            (root.as_str(), parsed)
+        })
+        .collect();
+    let mut scanner = documents::Scanner::new(&defines, &roots, &values);
     for (path, bytes) in &files {
         let Some((_, relative)) = split_root(&roots, path) else {
             continue;
@@ -152,6 +170,7 @@ pub fn scan(chart: &Chart) -> KindScan {
     out.kinds.extend(found.kinds);
     out.unresolved.extend(found.unresolved);
     out.lookups.extend(found.lookups);
+    out.test_hooks.extend(found.test_hooks);
     sort_dedup(&mut out);
     out
 }
@@ -263,6 +282,10 @@ fn sort_dedup(scan: &mut KindScan) {
         (&a.file, a.line, &a.kind, &a.api_version).cmp(&(&b.file, b.line, &b.kind, &b.api_version))
     });
     scan.lookups.dedup();
+    scan.test_hooks.sort_by(|a, b| {
+        (&a.file, a.line, &a.kind, &a.api_version).cmp(&(&b.file, b.line, &b.kind, &b.api_version))
+    });
+    scan.test_hooks.dedup();
 }
 
 #[cfg(test)]

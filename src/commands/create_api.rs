@@ -9,7 +9,7 @@ use crate::chart::{self, Chart};
 use crate::cli::CreateApiArgs;
 use crate::error::usage;
 use crate::project::{self, Project, ProjectError, ProjectType, Resource};
-use crate::rbac::{self, Rule};
+use crate::rbac;
 use crate::scaffold::{self, FilePlan, helm::HelmApi, write::Applied};
 use crate::ui::Ui;
 
@@ -150,8 +150,9 @@ fn place_chart(
     }
 }
 
-/// Recomputes the rules for every chart of the project and merges them into the existing role,
-/// keeping rules the user added. Returns true when the role had to become a ClusterRole.
+/// Recomputes the rules for every chart of the project and merges them into the existing Role
+/// and ClusterRole, keeping rules the user added. Returns why, when a ClusterRole had to be
+/// added.
 fn plan_rbac(
     ui: &Ui,
     root: &Path,
@@ -159,7 +160,7 @@ fn plan_rbac(
     new_chart: &Chart,
     new_chart_dir: &str,
     changes: &mut FilePlan,
-) -> anyhow::Result<bool> {
+) -> anyhow::Result<Option<Vec<String>>> {
     let mut charts: Vec<Chart> = Vec::new();
     for resource in &project.resources {
         let Some(dir) = &resource.chart else { continue };
@@ -187,40 +188,38 @@ fn plan_rbac(
     }
 
     let role_text = read(root, "deploy/role.yaml")?;
-    let (was_cluster, existing_rules) = parse_role(&role_text)?;
-    let rules = rbac::merge(&existing_rules, &regenerated.rules);
-    let cluster_scoped = was_cluster || regenerated.cluster_scoped;
-    let skips = helm_project::role_checkov_skips(&rules);
-    let rules_yaml = rbac::rules_yaml(&rules);
-    let role = scaffold::helm::RoleSpec {
-        project_name: &project.project_name,
-        cluster_scoped,
-        rules_yaml: &rules_yaml,
-        checkov_skips: &skips,
-        cluster_reasons: &regenerated.cluster_reasons,
-    };
+    let existing = rbac::roles_from_yaml(&role_text).map_err(|e| {
+        usage(format!(
+            "deploy/role.yaml cannot be merged automatically: {e}"
+        ))
+    })?;
+    let had_cluster_role = existing.cluster_role.is_some();
+    let rules = rbac::merge(&existing.role.unwrap_or_default(), &regenerated.rules);
+    let cluster_rules = rbac::merge(
+        &existing.cluster_role.unwrap_or_default(),
+        &regenerated.cluster_rules,
+    );
+    let mut reasons = regenerated.cluster_reasons.clone();
+    if reasons.is_empty() && !cluster_rules.is_empty() {
+        reasons.push("the rules kept from the existing deploy/role.yaml".to_string());
+    }
+    let role = helm_project::role_spec(&project.project_name, &rules, &cluster_rules, &reasons);
     changes.add("deploy/role.yaml", scaffold::helm::role_file(&role)?);
-    let scope_change = cluster_scoped && !was_cluster;
-    if scope_change {
+
+    // The binding file is rewritten only when it lacks a binding for one of the roles.
+    let bindings = read(root, "deploy/role_binding.yaml")?;
+    let binds = |kind: &str| {
+        bindings
+            .lines()
+            .any(|l| l.trim_end() == format!("kind: {kind}"))
+    };
+    if !binds("RoleBinding") || (!cluster_rules.is_empty() && !binds("ClusterRoleBinding")) {
         changes.add(
             "deploy/role_binding.yaml",
             scaffold::helm::role_binding_file(&role)?,
         );
     }
-    Ok(scope_change)
-}
-
-/// The kind (ClusterRole or not) and rules, with their comments, of an existing role file.
-fn parse_role(text: &str) -> anyhow::Result<(bool, Vec<Rule>)> {
-    let cluster = text
-        .lines()
-        .any(|line| line.trim_end() == "kind: ClusterRole");
-    let rules = rbac::rules_from_yaml(text).map_err(|e| {
-        usage(format!(
-            "deploy/role.yaml cannot be merged automatically: {e}"
-        ))
-    })?;
-    Ok((cluster, rules))
+    Ok((!had_cluster_role && !cluster_rules.is_empty()).then_some(regenerated.cluster_reasons))
 }
 
 /// Inserts `  - <resource>` into the `resources:` list of a kustomization, after the last
@@ -254,7 +253,7 @@ fn report(
     api: &ApiNames,
     chart: &Chart,
     chart_is_new: bool,
-    scope_change: bool,
+    new_cluster_role: Option<Vec<String>>,
     applied: &Applied,
 ) {
     ui.headline(format!(
@@ -270,8 +269,11 @@ fn report(
             chart.name()
         ));
     }
-    if scope_change {
-        ui.info("  deploy/role.yaml is now a ClusterRole (and the binding a ClusterRoleBinding): the new chart creates cluster-scoped objects");
+    if let Some(reasons) = new_cluster_role {
+        ui.info(format!(
+            "  deploy/role.yaml now has a ClusterRole, and deploy/role_binding.yaml its ClusterRoleBinding, for what a Role cannot grant: {}",
+            reasons.join(", ")
+        ));
     }
     report_applied(ui, applied);
 }

@@ -201,7 +201,27 @@ pub fn rbac_for(charts: &[&Chart], apis: &[(&str, &str)]) -> rbac::RbacPlan {
     rbac::helm_operator_rules(&scan_refs, &owned)
 }
 
-/// checkov checks on the role that the helm-operator cannot satisfy, each with its reason.
+/// The inputs of `deploy/role.yaml` and `deploy/role_binding.yaml`: a Role with `rules`, and a
+/// ClusterRole with `cluster_rules` when there are any.
+pub fn role_spec(
+    project_name: &str,
+    rules: &[rbac::Rule],
+    cluster_rules: &[rbac::Rule],
+    cluster_reasons: &[String],
+) -> scaffold::helm::RoleSpec {
+    let document = |rules: &[rbac::Rule]| scaffold::helm::RoleDocument {
+        rules_yaml: rbac::rules_yaml(rules),
+        checkov_skips: role_checkov_skips(rules),
+    };
+    scaffold::helm::RoleSpec {
+        project_name: project_name.to_string(),
+        role: document(rules),
+        cluster_role: (!cluster_rules.is_empty()).then(|| document(cluster_rules)),
+        cluster_reasons: cluster_reasons.to_vec(),
+    }
+}
+
+/// checkov checks on a role that the helm-operator cannot satisfy, each with its reason.
 pub fn role_checkov_skips(rules: &[rbac::Rule]) -> Vec<String> {
     let grants = |resource: &str, verb: &str| {
         rules
@@ -220,6 +240,16 @@ pub fn role_checkov_skips(rules: &[rbac::Rule]) -> Vec<String> {
     }
     if grants("clusterroles", "bind") || grants("roles", "bind") {
         skips.push("CKV_K8S_157=the chart creates role bindings; bind lets the operator bind the roles the chart defines".to_string());
+    }
+    let webhooks = [
+        "mutatingwebhookconfigurations",
+        "validatingwebhookconfigurations",
+    ];
+    if webhooks
+        .iter()
+        .any(|w| ["create", "patch", "update"].iter().any(|v| grants(w, v)))
+    {
+        skips.push("CKV_K8S_155=the chart creates admission webhook configurations, which the operator installs and upgrades".to_string());
     }
     skips
 }

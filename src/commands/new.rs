@@ -54,8 +54,9 @@ pub(super) fn write_error(error: scaffold::write::WriteError) -> anyhow::Error {
 
 /// What the summary reports besides the files.
 struct HelmSummary {
-    cluster_scoped: bool,
     rule_count: usize,
+    cluster_rule_count: usize,
+    cluster_reasons: Vec<String>,
     warnings: Vec<String>,
 }
 
@@ -84,10 +85,12 @@ fn helm_plan(
     let project_spec = scaffold::helm::HelmProject {
         name: name.to_string(),
         apis: vec![helm_api],
-        cluster_scoped: rbac_plan.cluster_scoped,
-        rules_yaml: crate::rbac::rules_yaml(&rbac_plan.rules),
-        role_checkov_skips: helm_project::role_checkov_skips(&rbac_plan.rules),
-        cluster_reasons: rbac_plan.cluster_reasons.clone(),
+        rbac: helm_project::role_spec(
+            name.as_str(),
+            &rbac_plan.rules,
+            &rbac_plan.cluster_rules,
+            &rbac_plan.cluster_reasons,
+        ),
     };
     let plan = scaffold::helm::plan(&project_spec)?;
 
@@ -100,8 +103,9 @@ fn helm_plan(
         chart: Some(chart_dir),
     });
     let summary = HelmSummary {
-        cluster_scoped: rbac_plan.cluster_scoped,
         rule_count: rbac_plan.rules.len(),
+        cluster_rule_count: rbac_plan.cluster_rules.len(),
+        cluster_reasons: rbac_plan.cluster_reasons,
         warnings,
     };
     Ok((plan, project, summary))
@@ -124,20 +128,16 @@ fn report(
         chart.name(),
         chart.metadata.version.as_deref().unwrap_or("")
     ));
-    ui.info(format!(
-        "  RBAC: {} with {} rules{}",
-        if summary.cluster_scoped {
-            "ClusterRole"
-        } else {
-            "Role"
-        },
-        summary.rule_count,
-        if summary.cluster_scoped {
-            " (the chart creates cluster-scoped objects)"
-        } else {
-            ""
-        }
-    ));
+    if summary.cluster_rule_count == 0 {
+        ui.info(format!("  RBAC: Role with {} rules", summary.rule_count));
+    } else {
+        ui.info(format!(
+            "  RBAC: Role with {} rules, ClusterRole with {} rules (cluster-scoped: {})",
+            summary.rule_count,
+            summary.cluster_rule_count,
+            summary.cluster_reasons.join(", ")
+        ));
+    }
     let own_files = plan
         .paths()
         .filter(|p| !p.starts_with("helm-charts/"))

@@ -6,6 +6,9 @@
 //! `prometheuses`), and scope cannot be derived at all, so both are written out. When a kind
 //! is known under several groups (Istio's `Gateway` and Gateway API's), the first entry is the
 //! one assumed when a template computes the apiVersion.
+//!
+//! Only kinds a supported cluster serves are here: `extensions` and PodSecurityPolicy are gone
+//! (see [`super::removed_apis`]), so a template for them never widens the role.
 
 /// One kind as the API server serves it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +78,6 @@ pub const KNOWN_KINDS: &[KnownKind] = &[
     cluster("networking.k8s.io", "ServiceCIDR", "servicecidrs"),
     // policy
     ns("policy", "PodDisruptionBudget", "poddisruptionbudgets"),
-    cluster("policy", "PodSecurityPolicy", "podsecuritypolicies"),
     // rbac.authorization.k8s.io
     ns("rbac.authorization.k8s.io", "Role", "roles"),
     ns("rbac.authorization.k8s.io", "RoleBinding", "rolebindings"),
@@ -175,13 +177,6 @@ pub const KNOWN_KINDS: &[KnownKind] = &[
     ),
     cluster("resource.k8s.io", "DeviceClass", "deviceclasses"),
     cluster("resource.k8s.io", "ResourceSlice", "resourceslices"),
-    // Groups old charts still name behind version checks; served by old clusters only.
-    ns("extensions", "Ingress", "ingresses"),
-    ns("extensions", "NetworkPolicy", "networkpolicies"),
-    ns("extensions", "Deployment", "deployments"),
-    ns("extensions", "DaemonSet", "daemonsets"),
-    ns("extensions", "ReplicaSet", "replicasets"),
-    cluster("extensions", "PodSecurityPolicy", "podsecuritypolicies"),
     // snapshot.storage.k8s.io (CSI snapshots)
     ns(
         "snapshot.storage.k8s.io",

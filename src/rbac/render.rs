@@ -18,6 +18,76 @@ pub enum RulesError {
         "rule {index} of the role uses `{field}`, which operator-rs does not merge (it would widen the rule); remove the field or merge the rules by hand"
     )]
     Unsupported { index: usize, field: String },
+    #[error(
+        "document {index} is {found}, not a Role or ClusterRole; the role file holds one Role and at most one ClusterRole"
+    )]
+    NotARole { index: usize, found: String },
+    #[error(
+        "document {index} is a second {kind}; the role file holds one Role and at most one ClusterRole: merge their rules by hand"
+    )]
+    Duplicate { index: usize, kind: String },
+}
+
+/// The rules of each document of a role file (`deploy/role.yaml`): a Role, a ClusterRole, or
+/// one of each.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RoleFile {
+    pub role: Option<Vec<Rule>>,
+    pub cluster_role: Option<Vec<Rule>>,
+}
+
+/// Reads every document of a role file, each rule with the comment written above it.
+pub fn roles_from_yaml(text: &str) -> Result<RoleFile, RulesError> {
+    let mut file = RoleFile::default();
+    let mut index = 0;
+    for document in split_documents(text) {
+        let value: serde_json::Value =
+            crate::yaml::from_str(document).map_err(|e| RulesError::Yaml(e.to_string()))?;
+        if value.is_null() {
+            continue;
+        }
+        index += 1;
+        let kind = value.get("kind").and_then(|k| k.as_str()).unwrap_or("");
+        let slot = match kind {
+            "Role" => &mut file.role,
+            "ClusterRole" => &mut file.cluster_role,
+            other => {
+                return Err(RulesError::NotARole {
+                    index,
+                    found: if other.is_empty() {
+                        "without a kind".to_string()
+                    } else {
+                        format!("a {other}")
+                    },
+                });
+            }
+        };
+        if slot.is_some() {
+            return Err(RulesError::Duplicate {
+                index,
+                kind: kind.to_string(),
+            });
+        }
+        *slot = Some(rules_from_yaml(document)?);
+    }
+    Ok(file)
+}
+
+/// The documents of a YAML stream, split at `---` lines.
+fn split_documents(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end();
+        if bare == "---" || bare.starts_with("--- ") {
+            out.push(&text[start..offset]);
+            start = offset + line.len();
+        }
+        offset += line.len();
+    }
+    out.push(&text[start..]);
+    out
 }
 
 /// The `rules:` list as YAML text (starting with `rules:` at column 0), each rule preceded by

@@ -1,3 +1,5 @@
+use std::collections::BTreeSet;
+
 use super::*;
 use crate::chart::kinds::{KindRef, LookupRef, Unresolved};
 
@@ -7,6 +9,7 @@ fn kind(api_version: &str, kind: &str) -> KindRef {
         kind: kind.to_string(),
         file: "templates/x.yaml".to_string(),
         line: 3,
+        api_version_templated: false,
     }
 }
 
@@ -24,16 +27,26 @@ fn api() -> Vec<OwnedApi> {
     }]
 }
 
+/// The Role grants every verb.
 fn allows_all(plan: &RbacPlan, group: &str, resource: &str, verbs: &[&str]) -> bool {
+    grants(&plan.rules, group, resource, verbs)
+}
+
+/// The ClusterRole grants every verb.
+fn cluster_allows_all(plan: &RbacPlan, group: &str, resource: &str, verbs: &[&str]) -> bool {
+    grants(&plan.cluster_rules, group, resource, verbs)
+}
+
+fn grants(rules: &[Rule], group: &str, resource: &str, verbs: &[&str]) -> bool {
     verbs
         .iter()
-        .all(|verb| plan.rules.iter().any(|r| r.allows(group, resource, verb)))
+        .all(|verb| rules.iter().any(|r| r.allows(group, resource, verb)))
 }
 
 #[test]
 fn the_operator_itself_is_covered() {
     let plan = helm_operator_rules(&[&scan_of(&[])], &api());
-    assert!(!plan.cluster_scoped);
+    assert!(!plan.needs_cluster_role());
     assert!(plan.cluster_reasons.is_empty());
     assert!(plan.warnings.is_empty());
     assert!(allows_all(
@@ -66,7 +79,10 @@ fn the_operator_itself_is_covered() {
         "secrets",
         &["create", "delete", "get", "list", "update", "watch"]
     ));
+    assert!(!allows_all(&plan, "", "secrets", &["patch"]));
     assert!(allows_all(&plan, "", "events", &["create", "patch"]));
+    // The helm-operator records events through the core API only.
+    assert!(!plan.rules.iter().any(|r| r.api_groups == ["events.k8s.io"]));
     assert!(allows_all(
         &plan,
         "coordination.k8s.io",
@@ -95,7 +111,7 @@ fn release_objects_get_the_release_verbs_grouped_by_api_group() {
         ("", "PodDisruptionBudget"),
     ]);
     let plan = helm_operator_rules(&[&scan], &api());
-    assert!(!plan.cluster_scoped);
+    assert!(!plan.needs_cluster_role());
     let apps: Vec<_> = plan
         .rules
         .iter()
@@ -136,40 +152,88 @@ fn release_objects_get_the_release_verbs_grouped_by_api_group() {
 }
 
 #[test]
-fn cluster_scoped_kinds_make_a_cluster_role_and_rbac_kinds_add_escalate_and_bind() {
+fn cluster_scoped_kinds_go_into_a_cluster_role_and_namespaced_ones_stay_in_the_role() {
     let plan = helm_operator_rules(
         &[&scan_of(&[
             ("rbac.authorization.k8s.io/v1", "ClusterRole"),
             ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
             ("rbac.authorization.k8s.io/v1", "RoleBinding"),
+            ("rbac.authorization.k8s.io/v1", "Role"),
+            ("apps/v1", "Deployment"),
         ])],
         &api(),
     );
-    assert!(plan.cluster_scoped);
+    assert!(plan.needs_cluster_role());
     assert_eq!(plan.cluster_reasons, ["ClusterRole", "ClusterRoleBinding"]);
-    let marked = plan
-        .rules
+    // The ClusterRole holds only cluster-scoped resources.
+    let cluster_resources: BTreeSet<&str> = plan
+        .cluster_rules
         .iter()
-        .find(|r| r.verbs == RELEASE_VERBS && r.api_groups == ["rbac.authorization.k8s.io"])
+        .flat_map(|r| r.resources.iter().map(String::as_str))
+        .collect();
+    assert_eq!(
+        cluster_resources,
+        BTreeSet::from(["clusterrolebindings", "clusterroles"])
+    );
+    assert!(cluster_allows_all(
+        &plan,
+        "rbac.authorization.k8s.io",
+        "clusterroles",
+        RELEASE_VERBS
+    ));
+    assert!(!cluster_allows_all(&plan, "apps", "deployments", &["get"]));
+    assert!(!cluster_allows_all(&plan, "", "secrets", &["get"]));
+    // Everything namespaced is the Role's, release Secrets included.
+    assert!(allows_all(&plan, "apps", "deployments", RELEASE_VERBS));
+    assert!(allows_all(
+        &plan,
+        "rbac.authorization.k8s.io",
+        "rolebindings",
+        RELEASE_VERBS
+    ));
+    assert!(allows_all(&plan, "", "secrets", &["get", "create"]));
+    assert!(!allows_all(
+        &plan,
+        "rbac.authorization.k8s.io",
+        "clusterroles",
+        &["create"]
+    ));
+    let cluster_objects = plan
+        .cluster_rules
+        .iter()
+        .find(|r| r.verbs == RELEASE_VERBS)
         .unwrap();
     assert!(
-        marked
+        cluster_objects
             .comment
             .as_ref()
             .unwrap()
-            .contains("Cluster-scoped: clusterrolebindings, clusterroles"),
-        "{marked:?}"
+            .contains("Cluster-scoped objects the chart creates (ClusterRole, ClusterRoleBinding)"),
+        "{cluster_objects:?}"
     );
-    let escalate: Vec<_> = plan
-        .rules
-        .iter()
-        .filter(|r| r.verbs == ["escalate"])
-        .collect();
-    assert_eq!(escalate.len(), 1);
-    assert_eq!(escalate[0].resources, ["clusterroles"]);
-    let bind: Vec<_> = plan.rules.iter().filter(|r| r.verbs == ["bind"]).collect();
-    assert_eq!(bind[0].resources, ["clusterroles", "roles"]);
-    assert!(bind[0].comment.as_ref().unwrap().contains("bind"));
+
+    // escalate and bind where the API server checks them: roles and role bindings in the
+    // namespace, cluster roles and their bindings at cluster scope.
+    let with = |rules: &[Rule], verb: &str| -> Vec<Vec<String>> {
+        rules
+            .iter()
+            .filter(|r| r.verbs == [verb])
+            .map(|r| r.resources.clone())
+            .collect()
+    };
+    assert_eq!(with(&plan.rules, "escalate"), [vec!["roles".to_string()]]);
+    assert_eq!(
+        with(&plan.rules, "bind"),
+        [vec!["clusterroles".to_string(), "roles".to_string()]]
+    );
+    assert_eq!(
+        with(&plan.cluster_rules, "escalate"),
+        [vec!["clusterroles".to_string()]]
+    );
+    assert_eq!(
+        with(&plan.cluster_rules, "bind"),
+        [vec!["clusterroles".to_string()]]
+    );
 
     let plan = helm_operator_rules(&[&scan_of(&[("v1", "Service")])], &api());
     assert!(
@@ -187,8 +251,118 @@ fn cluster_scoped_kinds_make_a_cluster_role_and_rbac_kinds_add_escalate_and_bind
         ("scheduling.k8s.io/v1", "PriorityClass"),
     ] {
         let plan = helm_operator_rules(&[&scan_of(&[cluster_kind])], &api());
-        assert!(plan.cluster_scoped, "{cluster_kind:?}");
+        assert!(plan.needs_cluster_role(), "{cluster_kind:?}");
+        let found = kind(cluster_kind.0, cluster_kind.1);
+        let resource = resolve(found.group(), &found.kind).unwrap();
+        assert!(cluster_allows_all(
+            &plan,
+            &resource.group,
+            &resource.plural,
+            RELEASE_VERBS
+        ));
+        assert!(
+            !allows_all(&plan, &resource.group, &resource.plural, &["create"]),
+            "{cluster_kind:?} stays out of the Role"
+        );
     }
+}
+
+#[test]
+fn removed_apis_add_no_rule_or_the_current_one_and_warn() {
+    let mut psp = kind("policy/v1beta1", "PodSecurityPolicy");
+    psp.file = "templates/psp.yaml".to_string();
+    let mut old_ingress = kind("extensions/v1beta1", "Ingress");
+    old_ingress.file = "templates/ingress.yaml".to_string();
+    old_ingress.api_version_templated = true;
+    let mut hpa = kind("autoscaling/v2", "HorizontalPodAutoscaler");
+    hpa.file = "templates/hpa.yaml".to_string();
+    hpa.api_version_templated = true;
+    let mut old_hpa = hpa.clone();
+    old_hpa.api_version = "autoscaling/v2beta2".to_string();
+    let mut literal_old = kind("extensions/v1beta1", "Ingress");
+    literal_old.file = "templates/legacy.yaml".to_string();
+    let scan = KindScan {
+        kinds: vec![psp, old_ingress, hpa, old_hpa, literal_old],
+        ..KindScan::default()
+    };
+    let plan = helm_operator_rules(&[&scan], &api());
+    // PodSecurityPolicy is gone: no rule, and it does not make a ClusterRole.
+    assert!(!plan.needs_cluster_role(), "{:#?}", plan.cluster_rules);
+    assert!(
+        !plan
+            .rules
+            .iter()
+            .any(|r| r.resources.contains(&"podsecuritypolicies".to_string()))
+    );
+    // The Ingress template picks its apiVersion when it renders: the current group's rule.
+    assert!(allows_all(
+        &plan,
+        "networking.k8s.io",
+        "ingresses",
+        RELEASE_VERBS
+    ));
+    assert!(!plan.rules.iter().any(|r| r.api_groups == ["extensions"]));
+    assert!(allows_all(
+        &plan,
+        "autoscaling",
+        "horizontalpodautoscalers",
+        RELEASE_VERBS
+    ));
+    let warned = |file: &str, api: &str| {
+        plan.warnings
+            .iter()
+            .any(|w| w.starts_with(&format!("{file}:3:")) && w.contains(api) && w.contains("1.33"))
+    };
+    assert!(
+        warned("templates/psp.yaml", "policy/v1beta1"),
+        "{:#?}",
+        plan.warnings
+    );
+    assert!(warned("templates/ingress.yaml", "extensions/v1beta1"));
+    assert!(warned("templates/hpa.yaml", "autoscaling/v2beta2"));
+    assert!(warned("templates/legacy.yaml", "extensions/v1beta1"));
+    assert_eq!(plan.warnings.len(), 4, "{:#?}", plan.warnings);
+}
+
+#[test]
+fn secrets_the_chart_writes_get_every_verb() {
+    let plan = helm_operator_rules(&[&scan_of(&[("v1", "Secret")])], &api());
+    assert!(allows_all(&plan, "", "secrets", RELEASE_VERBS));
+    let secrets: Vec<_> = plan
+        .rules
+        .iter()
+        .filter(|r| r.resources.contains(&"secrets".to_string()))
+        .collect();
+    assert_eq!(secrets.len(), 1, "one rule for secrets: {secrets:#?}");
+    assert!(
+        secrets[0]
+            .comment
+            .as_ref()
+            .unwrap()
+            .contains("release storage")
+    );
+    assert!(
+        secrets[0]
+            .comment
+            .as_ref()
+            .unwrap()
+            .contains("templates/x.yaml")
+    );
+
+    let mut from_values = scan_of(&[("v1", "ConfigMap")]);
+    from_values.unresolved.push(Unresolved {
+        file: "templates/extra-manifests.yaml".to_string(),
+        line: 4,
+        text: "{{ tpl (toYaml .) $ }}".to_string(),
+    });
+    let plan = helm_operator_rules(&[&from_values], &api());
+    assert!(allows_all(&plan, "", "secrets", RELEASE_VERBS));
+    assert!(plan.rules.iter().any(|r| {
+        r.comment
+            .as_ref()
+            .unwrap()
+            .contains("templates/extra-manifests.yaml:4")
+    }));
 }
 
 #[test]
@@ -250,32 +424,53 @@ fn lookups_grant_reads_and_may_need_cluster_scope() {
         },
     ];
     let plan = helm_operator_rules(&[&scan], &api());
-    assert!(plan.cluster_scoped);
+    assert!(plan.needs_cluster_role());
     assert_eq!(
         plan.cluster_reasons,
         ["CustomResourceDefinition (read with lookup)"]
     );
-    assert!(allows_all(
+    assert!(cluster_allows_all(
         &plan,
         "apiextensions.k8s.io",
         "customresourcedefinitions",
         &["get"]
     ));
-    assert!(!allows_all(
+    assert!(!cluster_allows_all(
         &plan,
         "apiextensions.k8s.io",
         "customresourcedefinitions",
         &["list"]
     ));
+    assert_eq!(plan.cluster_rules.len(), 1, "{:#?}", plan.cluster_rules);
     assert!(allows_all(&plan, "", "configmaps", &["list"]));
     assert!(!allows_all(&plan, "", "configmaps", &["get"]));
     // Secrets are created by the chart already: no extra read rule.
     let lookup_rules = plan
         .rules
         .iter()
+        .chain(&plan.cluster_rules)
         .filter(|r| r.comment.as_ref().unwrap().contains("lookup"))
         .count();
     assert_eq!(lookup_rules, 2);
+
+    // A namespaced kind read across every namespace needs the ClusterRole, even when the
+    // chart creates that kind in its own namespace.
+    let mut wide = scan_of(&[("v1", "ConfigMap")]);
+    wide.lookups = vec![LookupRef {
+        api_version: "v1".to_string(),
+        kind: "ConfigMap".to_string(),
+        all_namespaces: true,
+        lists: true,
+        file: "templates/cm.yaml".to_string(),
+        line: 1,
+    }];
+    let plan = helm_operator_rules(&[&wide], &api());
+    assert_eq!(
+        plan.cluster_reasons,
+        ["ConfigMap in every namespace (read with lookup)"]
+    );
+    assert!(cluster_allows_all(&plan, "", "configmaps", &["list"]));
+    assert!(!cluster_allows_all(&plan, "", "configmaps", &["get"]));
 }
 
 #[test]

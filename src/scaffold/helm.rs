@@ -29,12 +29,7 @@ pub struct HelmApi<'a> {
 pub struct HelmProject<'a> {
     pub name: String,
     pub apis: Vec<HelmApi<'a>>,
-    pub cluster_scoped: bool,
-    /// The `rules:` block of the role, with its comments.
-    pub rules_yaml: String,
-    /// checkov checks that do not apply to the role, each with its reason.
-    pub role_checkov_skips: Vec<String>,
-    pub cluster_reasons: Vec<String>,
+    pub rbac: RoleSpec,
 }
 
 #[derive(Serialize)]
@@ -58,25 +53,46 @@ impl<'a> From<&'a HelmApi<'a>> for WatchEntry<'a> {
     }
 }
 
-/// The RBAC files' inputs, shared by `new` and `create api`.
-pub struct RoleSpec<'a> {
-    pub project_name: &'a str,
-    pub cluster_scoped: bool,
+/// One Role or ClusterRole document of `deploy/role.yaml`.
+pub struct RoleDocument {
     /// The `rules:` block, with its comments.
-    pub rules_yaml: &'a str,
-    /// checkov checks that do not apply to the role, each `CHECK=reason`.
-    pub checkov_skips: &'a [String],
-    /// Why the role is cluster-scoped, one phrase each.
-    pub cluster_reasons: &'a [String],
+    pub rules_yaml: String,
+    /// checkov checks that do not apply to it, each `CHECK=reason`.
+    pub checkov_skips: Vec<String>,
+}
+
+/// The RBAC files' inputs, shared by `new` and `create api`: a Role, and a ClusterRole only
+/// when something needs cluster scope.
+pub struct RoleSpec {
+    pub project_name: String,
+    pub role: RoleDocument,
+    pub cluster_role: Option<RoleDocument>,
+    /// Why there is a ClusterRole, one phrase each.
+    pub cluster_reasons: Vec<String>,
 }
 
 fn role_context(role: &RoleSpec) -> tera::Context {
     let mut context = tera::Context::new();
-    context.insert("project_name", role.project_name);
-    context.insert("cluster_scoped", &role.cluster_scoped);
-    context.insert("cluster_reason", &role.cluster_reasons.join(", "));
-    context.insert("rules_yaml", role.rules_yaml.trim_end());
-    context.insert("checkov_skips", role.checkov_skips);
+    context.insert("project_name", &role.project_name);
+    // The shared binding template adds the ClusterRoleBinding when this is set.
+    context.insert("cluster_scoped", &role.cluster_role.is_some());
+    let header = crate::rbac::comment_lines(&format!(
+        "A ClusterRole for only what a Role cannot grant: {}.",
+        role.cluster_reasons.join(", ")
+    ));
+    context.insert("cluster_header", header.trim_end());
+    context.insert("rules_yaml", role.role.rules_yaml.trim_end());
+    context.insert("checkov_skips", &role.role.checkov_skips);
+    let cluster = role.cluster_role.as_ref();
+    context.insert(
+        "cluster_rules_yaml",
+        cluster.map_or("", |c| c.rules_yaml.trim_end()),
+    );
+    let no_skips: &[String] = &[];
+    context.insert(
+        "cluster_checkov_skips",
+        cluster.map_or(no_skips, |c| &c.checkov_skips),
+    );
     context
 }
 
@@ -100,14 +116,8 @@ pub fn watches_entry(api: &HelmApi) -> Result<String, TemplateError> {
 /// Every file of a new Helm operator project except `PROJECT`, which `commands` writes.
 pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
     let mut plan = FilePlan::new();
-    let role = RoleSpec {
-        project_name: &project.name,
-        cluster_scoped: project.cluster_scoped,
-        rules_yaml: &project.rules_yaml,
-        checkov_skips: &project.role_checkov_skips,
-        cluster_reasons: &project.cluster_reasons,
-    };
-    let mut context = role_context(&role);
+    let role = &project.rbac;
+    let mut context = role_context(role);
     context.insert("helm_operator_image", HELM_OPERATOR_IMAGE);
     context.insert("helm_operator_version", HELM_OPERATOR_VERSION);
     let watches: Vec<WatchEntry> = project.apis.iter().map(WatchEntry::from).collect();
@@ -131,7 +141,7 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
         "deploy/operator.yaml",
         templates::render("helm/deploy/operator.yaml.tera", &context)?,
     );
-    plan.add("deploy/role.yaml", role_file(&role)?);
+    plan.add("deploy/role.yaml", role_file(role)?);
     common::add_shared_files(&mut plan, &context)?;
     for api in &project.apis {
         plan.add_tree(&api.chart_dir, &api.chart.files);

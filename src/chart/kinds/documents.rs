@@ -4,8 +4,10 @@
 
 use std::collections::HashMap;
 
+use serde_json::Value;
+
 use super::template::{self, Define};
-use super::{KindRef, LookupRef, Unresolved};
+use super::{KindRef, LookupRef, Unresolved, split_root};
 
 /// How deep helpers may include helpers before we stop following them (a helper that includes
 /// itself would otherwise never end).
@@ -17,20 +19,36 @@ pub(super) struct Found {
     pub kinds: Vec<KindRef>,
     pub unresolved: Vec<Unresolved>,
     pub lookups: Vec<LookupRef>,
+    pub test_hooks: Vec<KindRef>,
 }
 
 pub(super) struct Scanner<'a> {
     defines: &'a HashMap<String, Define>,
+    /// Every chart root of the tree (see `chart_roots`), and the default values of each.
+    roots: &'a [String],
+    values: &'a HashMap<&'a str, Value>,
     found: Found,
 }
 
 /// A `key: value` line of a document: its line number and value text.
 type KeyLine<'t> = (usize, &'t str);
 
+/// The apiVersions a value can take, each with whether it is chosen at render time.
+type ApiChoices = Vec<(String, bool)>;
+
+/// The hooks that only `helm test` runs (`test-success` and `test-failure` are Helm 2's names).
+const TEST_HOOKS: &[&str] = &["test", "test-success", "test-failure"];
+
 impl<'a> Scanner<'a> {
-    pub fn new(defines: &'a HashMap<String, Define>) -> Self {
+    pub fn new(
+        defines: &'a HashMap<String, Define>,
+        roots: &'a [String],
+        values: &'a HashMap<&'a str, Value>,
+    ) -> Self {
         Scanner {
             defines,
+            roots,
+            values,
             found: Found::default(),
         }
     }
@@ -56,6 +74,17 @@ impl<'a> Scanner<'a> {
     }
 
     fn document(&mut self, file: &str, lines: &[(usize, &str)], depth: usize) {
+        let kinds_before = self.found.kinds.len();
+        let unresolved_before = self.found.unresolved.len();
+        self.document_kinds(file, lines, depth);
+        if self.found.kinds.len() > kinds_before && self.is_test_hook(file, lines) {
+            let hooks = self.found.kinds.split_off(kinds_before);
+            self.found.test_hooks.extend(hooks);
+            self.found.unresolved.truncate(unresolved_before);
+        }
+    }
+
+    fn document_kinds(&mut self, file: &str, lines: &[(usize, &str)], depth: usize) {
         let mut api_lines: Vec<KeyLine> = Vec::new();
         let mut kind_lines: Vec<KeyLine> = Vec::new();
         let mut items_at: Option<usize> = None;
@@ -85,7 +114,7 @@ impl<'a> Scanner<'a> {
         }
 
         let before = self.found_count();
-        let apis: Vec<(usize, Vec<String>)> = api_lines
+        let apis: Vec<(usize, ApiChoices)> = api_lines
             .iter()
             .map(|&(number, value)| (number, self.api_versions(value)))
             .collect();
@@ -195,7 +224,7 @@ impl<'a> Scanner<'a> {
             }
         }
         for item in items {
-            let mut apis = Vec::new();
+            let mut apis: Vec<(usize, ApiChoices)> = Vec::new();
             let mut kinds = Vec::new();
             for &(number, text) in &item {
                 if let Some(value) = text.strip_prefix("apiVersion:") {
@@ -223,7 +252,7 @@ impl<'a> Scanner<'a> {
     fn push_kinds(
         &mut self,
         file: &str,
-        apis: &[(usize, Vec<String>)],
+        apis: &[(usize, ApiChoices)],
         kinds: &[(usize, Vec<String>)],
     ) {
         for (number, kind, versions) in pair(apis, kinds) {
@@ -233,17 +262,55 @@ impl<'a> Scanner<'a> {
                     kind: kind.clone(),
                     file: file.to_string(),
                     line: number,
+                    api_version_templated: true,
                 });
             }
-            for api_version in versions {
+            for (api_version, templated) in versions {
                 self.found.kinds.push(KindRef {
                     api_version,
                     kind: kind.clone(),
                     file: file.to_string(),
                     line: number,
+                    api_version_templated: templated,
                 });
             }
         }
+    }
+
+    /// Whether a document is a Helm test hook: its metadata has `helm.sh/hook` with only test
+    /// hooks, written in the template or coming from the chart's default values
+    /// (`{{- with .Values.testFramework.annotations }}`).
+    fn is_test_hook(&self, file: &str, lines: &[(usize, &str)]) -> bool {
+        let Some(start) = lines.iter().position(|(_, l)| l.trim_end() == "metadata:") else {
+            return false;
+        };
+        let metadata: Vec<&str> = lines[start + 1..]
+            .iter()
+            .map(|(_, l)| *l)
+            .take_while(|l| {
+                let rest = l.trim_start();
+                l.starts_with(' ')
+                    || rest.is_empty()
+                    || rest.starts_with('#')
+                    || rest.starts_with("{{")
+            })
+            .collect();
+        for line in &metadata {
+            if let Some(value) = hook_value(line) {
+                return only_test_hooks(value);
+            }
+        }
+        let root = split_root(self.roots, file).map_or("", |(root, _)| root);
+        let Some(values) = self.values.get(root) else {
+            return false;
+        };
+        metadata
+            .iter()
+            .flat_map(|line| template::actions(line))
+            .flat_map(|action| values_paths(&action.body))
+            .filter_map(|path| value_at(values, &path))
+            .find_map(|value| value.get("helm.sh/hook").and_then(Value::as_str))
+            .is_some_and(only_test_hooks)
     }
 
     fn unresolved(&mut self, file: &str, line: usize, text: &str) {
@@ -257,7 +324,7 @@ impl<'a> Scanner<'a> {
     /// The apiVersions an `apiVersion:` value can take: the literal, or the literal
     /// alternatives a template writes (`default "x"`, both branches of an `if`, what an included
     /// helper prints). Empty when none appears literally.
-    fn api_versions(&self, value: &str) -> Vec<String> {
+    fn api_versions(&self, value: &str) -> ApiChoices {
         let parts = template::value_parts(value);
         let mut words: Vec<String> = parts.outside.clone();
         words.extend(parts.literals.iter().cloned());
@@ -284,7 +351,7 @@ impl<'a> Scanner<'a> {
         }
         let mut seen = std::collections::HashSet::new();
         out.retain(|v| seen.insert(v.clone()));
-        out
+        out.into_iter().map(|v| (v, parts.has_action)).collect()
     }
 
     /// The kinds a `kind:` value can be: `Some([literal])`, the literal alternatives of a
@@ -349,6 +416,53 @@ impl<'a> Scanner<'a> {
     }
 }
 
+/// The value of a `helm.sh/hook` annotation line (key quoted or not), trimmed.
+fn hook_value(line: &str) -> Option<&str> {
+    let rest = line.trim_start();
+    ["\"helm.sh/hook\":", "'helm.sh/hook':", "helm.sh/hook:"]
+        .iter()
+        .find_map(|key| rest.strip_prefix(key))
+        .map(str::trim)
+}
+
+/// `test`, `"test-success"`, `test-success,test-failure`: every hook listed is a test hook. A
+/// value with an action is not known, so it is not taken for a test.
+fn only_test_hooks(value: &str) -> bool {
+    let value = value.split(" #").next().unwrap_or(value).trim();
+    let value = value.trim_matches(|c| c == '"' || c == '\'');
+    !value.is_empty()
+        && !value.contains("{{")
+        && value
+            .split(',')
+            .all(|hook| TEST_HOOKS.contains(&hook.trim()))
+}
+
+/// The `.Values.a.b` paths an action names, as their keys (`["a", "b"]`).
+fn values_paths(body: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    while let Some(at) = rest.find(".Values.") {
+        let after = &rest[at + ".Values.".len()..];
+        let end = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .unwrap_or(after.len());
+        let path: Vec<String> = after[..end]
+            .split('.')
+            .filter(|k| !k.is_empty())
+            .map(str::to_string)
+            .collect();
+        if !path.is_empty() {
+            out.push(path);
+        }
+        rest = &after[end..];
+    }
+    out
+}
+
+fn value_at<'v>(values: &'v Value, path: &[String]) -> Option<&'v Value> {
+    path.iter().try_fold(values, |value, key| value.get(key))
+}
+
 /// A `---` document separator (optionally followed by a comment).
 fn is_separator(line: &str) -> bool {
     line.strip_prefix("---").is_some_and(|rest| {
@@ -367,12 +481,12 @@ fn is_list_kind(kind: &str) -> bool {
 /// `{{ if }}kind: StatefulSet{{ else }}kind: Deployment{{ end }}`). With several of both, each
 /// kind goes with the nearest apiVersion line (each branch of an `if` writes its own pair).
 fn pair(
-    apis: &[(usize, Vec<String>)],
+    apis: &[(usize, ApiChoices)],
     kinds: &[(usize, Vec<String>)],
-) -> Vec<(usize, String, Vec<String>)> {
+) -> Vec<(usize, String, ApiChoices)> {
     let mut out = Vec::new();
     for (number, choices) in kinds {
-        let versions: Vec<String> = if kinds.len() == 1 || apis.len() <= 1 {
+        let versions: ApiChoices = if kinds.len() == 1 || apis.len() <= 1 {
             apis.iter().flat_map(|(_, v)| v.iter().cloned()).collect()
         } else {
             apis.iter()
@@ -383,7 +497,7 @@ fn pair(
                 .map(|(_, v)| v.clone())
                 .unwrap_or_default()
         };
-        let mut unique: Vec<String> = Vec::new();
+        let mut unique: ApiChoices = Vec::new();
         for version in versions {
             if !unique.contains(&version) {
                 unique.push(version);
@@ -462,21 +576,41 @@ mod tests {
 
     #[test]
     fn pairing_follows_branches() {
-        let one_api = [(1, vec!["apps/v1".to_string()])];
+        let one_api = [(1, vec![("apps/v1".to_string(), false)])];
         let two_kinds = [
             (3, vec!["StatefulSet".to_string()]),
             (5, vec!["Deployment".to_string()]),
         ];
         let paired = pair(&one_api, &two_kinds);
-        assert!(paired.iter().all(|(_, _, v)| v == &["apps/v1"]));
+        assert!(
+            paired
+                .iter()
+                .all(|(_, _, v)| v == &[("apps/v1".to_string(), false)])
+        );
 
         let apis = [
-            (2, vec!["a.io/v1".to_string()]),
-            (5, vec!["b.io/v1".to_string()]),
+            (2, vec![("a.io/v1".to_string(), false)]),
+            (5, vec![("b.io/v1".to_string(), true)]),
         ];
         let kinds = [(1, vec!["A".to_string()]), (4, vec!["B".to_string()])];
         let paired = pair(&apis, &kinds);
-        assert_eq!(paired[0].2, ["a.io/v1"]);
-        assert_eq!(paired[1].2, ["b.io/v1"]);
+        assert_eq!(paired[0].2, [("a.io/v1".to_string(), false)]);
+        assert_eq!(paired[1].2, [("b.io/v1".to_string(), true)]);
+    }
+
+    #[test]
+    fn test_hook_values() {
+        assert!(only_test_hooks("test"));
+        assert!(only_test_hooks("\"test-success\""));
+        assert!(only_test_hooks("test-success, test-failure # legacy"));
+        assert!(!only_test_hooks("pre-install,test"));
+        assert!(!only_test_hooks("{{ .Values.hook }}"));
+        assert!(!only_test_hooks(""));
+        assert_eq!(hook_value("    \"helm.sh/hook\": test"), Some("test"));
+        assert_eq!(hook_value("    helm.sh/hook-weight: \"1\""), None);
+        assert_eq!(
+            values_paths("with .Values.testFramework.annotations"),
+            [vec!["testFramework".to_string(), "annotations".to_string()]]
+        );
     }
 }

@@ -342,6 +342,7 @@ fn groups_of_api_versions() {
         kind: "X".to_string(),
         file: String::new(),
         line: 1,
+        api_version_templated: false,
     };
     assert_eq!(kind("v1").group(), Some(""));
     assert_eq!(kind("apps/v1").group(), Some("apps"));
@@ -407,4 +408,71 @@ fn malformed_templates_do_not_panic() {
     for (i, text) in inputs.iter().enumerate() {
         let _ = scan(&chart(&[(&format!("templates/t{i}.yaml"), text)]));
     }
+}
+
+#[test]
+fn test_hooks_are_set_apart_whether_written_or_from_values() {
+    let mut chart = chart(&[
+        (
+            "templates/tests/literal.yaml",
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: t\n  annotations:\n    \"helm.sh/hook\": test\n",
+        ),
+        (
+            "templates/tests/from-values.yaml",
+            "{{- if .Values.testFramework.enabled }}\napiVersion: v1\nkind: Pod\nmetadata:\n  name: t\n  {{- with .Values.testFramework.annotations }}\n  annotations:\n    {{- toYaml . | nindent 4 }}\n  {{- end }}\nspec: {}\n{{- end }}\n",
+        ),
+        (
+            "templates/job.yaml",
+            "apiVersion: batch/v1\nkind: Job\nmetadata:\n  annotations:\n    helm.sh/hook: pre-install,test\n",
+        ),
+        (
+            "templates/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    {{- toYaml .Values.annotations | nindent 4 }}\n",
+        ),
+    ]);
+    chart.files.insert(
+        "values.yaml".to_string(),
+        b"testFramework:\n  enabled: true\n  annotations:\n    \"helm.sh/hook\": test-success\nannotations:\n  a: b\n".to_vec(),
+    );
+    let scan = scan(&chart);
+    assert_eq!(
+        pairs(&scan),
+        [pair("v1", "ConfigMap"), pair("batch/v1", "Job")],
+        "a hook that is also pre-install is the operator's"
+    );
+    let hooks: Vec<_> = scan.test_hooks.iter().map(|k| k.file.as_str()).collect();
+    assert_eq!(
+        hooks,
+        [
+            "templates/tests/from-values.yaml",
+            "templates/tests/literal.yaml"
+        ]
+    );
+}
+
+#[test]
+fn api_versions_chosen_at_render_time_are_marked() {
+    let scan = scan(&chart(&[
+        (
+            "templates/hpa.yaml",
+            "apiVersion: {{ ternary \"autoscaling/v2\" \"autoscaling/v2beta2\" (.Capabilities.APIVersions.Has \"autoscaling/v2\") }}\nkind: HorizontalPodAutoscaler\n",
+        ),
+        (
+            "templates/psp.yaml",
+            "{{- if .Capabilities.APIVersions.Has \"policy/v1beta1/PodSecurityPolicy\" }}\napiVersion: policy/v1beta1\nkind: PodSecurityPolicy\n{{- end }}\n",
+        ),
+    ]));
+    let marks: Vec<_> = scan
+        .kinds
+        .iter()
+        .map(|k| (k.api_version.as_str(), k.api_version_templated))
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            ("autoscaling/v2", true),
+            ("autoscaling/v2beta2", true),
+            ("policy/v1beta1", false)
+        ]
+    );
 }
