@@ -116,7 +116,8 @@ async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
     }
 
     let segments: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
-    let aggregated = header("accept").contains("g=apidiscovery.k8s.io;v=v2");
+    let aggregated =
+        !s.scripts.legacy_discovery && header("accept").contains("g=apidiscovery.k8s.io;v=v2");
     let discovery = |value: Value| {
         if aggregated {
             reply(

@@ -116,6 +116,13 @@ users:
         self.lock().scripts.establish = establish;
     }
 
+    /// From now on answers discovery only with the legacy documents (`APIVersions`,
+    /// `APIGroupList`, `APIResourceList` as `application/json`), ignoring an `Accept` that
+    /// asks for aggregated discovery, as Kubernetes before 1.26 and many proxies do.
+    pub fn serve_only_legacy_discovery(&self) {
+        self.lock().scripts.legacy_discovery = true;
+    }
+
     /// Answers `verb` on `resource` (a plural) with 403, in `namespace` or everywhere.
     pub fn refuse(&self, verb: &str, resource: &str, namespace: Option<&str>) {
         self.lock().scripts.refusals.push(Refusal {

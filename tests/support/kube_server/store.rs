@@ -85,6 +85,8 @@ pub struct Scripts {
     pub refusals: Vec<Refusal>,
     pub token: String,
     pub user: String,
+    /// Answer discovery as servers before 1.26 do: legacy documents whatever `Accept` asks.
+    pub legacy_discovery: bool,
 }
 
 impl Default for Scripts {
@@ -96,6 +98,7 @@ impl Default for Scripts {
             refusals: Vec::new(),
             token: "test-token".into(),
             user: "test-user".into(),
+            legacy_discovery: false,
         }
     }
 }
