@@ -267,7 +267,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__deploy)
-            opts="-n -q -y -h -V --namespace --image --with-sample --dry-run --no-wait --timeout --create-namespace --kubeconfig --context --quiet --yes --help --version"
+            opts="-n -q -y -h -V --namespace --image --with-sample --dry-run --no-wait --timeout --create-namespace --kubeconfig --context --cache-dir --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -302,6 +302,10 @@ _operator__rs() {
                     return 0
                     ;;
                 --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -671,7 +675,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__undeploy)
-            opts="-n -q -y -h -V --namespace --include-crds --force --no-wait --timeout --kubeconfig --context --quiet --yes --help --version"
+            opts="-n -q -y -h -V --namespace --include-crds --force --delete-custom-resources --keep-custom-resources --no-wait --timeout --kubeconfig --context --cache-dir --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -694,6 +698,10 @@ _operator__rs() {
                     return 0
                     ;;
                 --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -85,6 +85,7 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l creat
 false\t''"
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l kubeconfig -d 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]' -r -F
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l context -d 'Kubeconfig context to use [default: the current context]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l cache-dir -d 'Cache directory, as kubectl\'s: API discovery is kept in DIR/discovery/ for six hours [default: $KUBECACHEDIR, else ~/.kube/cache]' -r -F
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l with-sample -d 'Also apply the sample custom resource of every API (deploy/crds/*_cr.yaml)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l no-wait -d 'Return once applied, without waiting for the operator to be rolled out'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -s q -l quiet -d 'Print nothing but errors'
@@ -95,8 +96,11 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s n -
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l timeout -d 'How long to wait for the objects to be gone, for example 90s, 5m or 1h' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l kubeconfig -d 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]' -r -F
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l context -d 'Kubeconfig context to use [default: the current context]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l cache-dir -d 'Cache directory, as kubectl\'s: API discovery is kept in DIR/discovery/ for six hours [default: $KUBECACHEDIR, else ~/.kube/cache]' -r -F
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l include-crds -d 'Also delete the CustomResourceDefinitions, and with them every custom resource of their kinds'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l force -d 'With --include-crds: delete even when custom resources exist, without asking'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l delete-custom-resources -d 'Delete the custom resources the operator watches first, wait until the operator has finished them (a Helm operator uninstalls their releases), then remove the operator'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l keep-custom-resources -d 'Remove the operator even though custom resources with its finalizer exist; they stay, undeletable until an operator runs again'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l no-wait -d 'Return once deletion is requested, without waiting for the objects to be gone'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s q -l quiet -d 'Print nothing but errors'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::builder::TypedValueParser;
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
@@ -271,6 +272,10 @@ pub struct ClusterArgs {
     /// Kubeconfig context to use [default: the current context]
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
+
+    /// Cache directory, as kubectl's: API discovery is kept in DIR/discovery/ for six hours [default: $KUBECACHEDIR, else ~/.kube/cache]
+    #[arg(long, value_name = "DIR", value_parser = clap::builder::NonEmptyStringValueParser::new().map(PathBuf::from))]
+    pub cache_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -343,6 +348,14 @@ pub struct UndeployArgs {
     /// With --include-crds: delete even when custom resources exist, without asking
     #[arg(long, requires = "include_crds")]
     pub force: bool,
+
+    /// Delete the custom resources the operator watches first, wait until the operator has finished them (a Helm operator uninstalls their releases), then remove the operator
+    #[arg(long)]
+    pub delete_custom_resources: bool,
+
+    /// Remove the operator even though custom resources with its finalizer exist; they stay, undeletable until an operator runs again
+    #[arg(long, conflicts_with_all = ["delete_custom_resources", "include_crds"])]
+    pub keep_custom_resources: bool,
 
     /// Return once deletion is requested, without waiting for the objects to be gone
     #[arg(long)]

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::Output;
 
 use serde_json::Value;
-use support::kube_server::{Establish, KubeServer, Rollout};
+use support::kube_server::{Establish, KubeServer, RequestRecord, Rollout};
 
 const IMAGE: &str = "registry.local/hello-world-operator:v0.1.0";
 const NAME: &str = "hello-world-operator";
@@ -80,6 +80,8 @@ impl Env {
             .current_dir(self.root())
             .env("HOME", self.home.path())
             .env("KUBECONFIG", self.server.kubeconfig())
+            // The discovery cache goes to the temporary HOME unless a test names one.
+            .env_remove("KUBECACHEDIR")
             .env("NO_COLOR", "1")
             .args(args)
             .output()
@@ -797,7 +799,7 @@ fn undeploy_removes_everything_but_the_crds_and_is_idempotent() {
 fn undeploy_never_deletes_custom_resources_without_force() {
     let env = Env::new();
     env.deploy(&["--with-sample"]);
-    let stderr = failure(env.run(&["undeploy", "--include-crds"]), 1);
+    let stderr = failure(env.run(&["undeploy", "--include-crds"]), 2);
     assert!(
         stderr.contains("refusing to delete the CustomResourceDefinitions"),
         "{stderr}"
@@ -870,10 +872,18 @@ fn a_deploy_uses_few_requests() {
     env.server.reset_requests();
     env.deploy(&["--no-wait"]);
     let second = env.server.requests();
-    // Discovery (2) + namespace (1) + a read and an apply per object (5 x 2); a re-run finds
-    // every kind in discovery and needs no more.
-    assert_eq!(second.len(), 13, "{second:#?}");
-    assert!(first <= 15, "a first deploy took {first} requests");
+    // A re-run: discovery from the disk cache (0), the namespace (1), and one apply per
+    // unchanged object (5), told apart by the answer.
+    assert_eq!(second.len(), 6, "{second:#?}");
+    assert!(
+        second
+            .iter()
+            .all(|r| r.method == "PATCH" || r.path == "/api/v1/namespaces"),
+        "{second:#?}"
+    );
+    // A first run: aggregated discovery (2) + namespace (1) + a read and an apply per object
+    // (5 x 2) + a read of the CRD until it is Established (1).
+    assert!(first <= 14, "a first deploy took {first} requests");
 }
 
 /// A Rust project deploys the same way: its CRD, RBAC and operator land with namespace and
@@ -1023,5 +1033,372 @@ fn a_chart_with_cluster_scoped_kinds_deploys_a_role_and_a_cluster_role() {
         env.server
             .object("rbac.authorization.k8s.io", "clusterroles", None, name)
             .is_none()
+
+/// Discovery documents: `/api`, `/apis`, and one group version's `/api/v1`, `/apis/G/V`.
+fn is_discovery(request: &RequestRecord) -> bool {
+    let segments: Vec<&str> = request.path.split('/').filter(|s| !s.is_empty()).collect();
+    request.method == "GET"
+        && matches!(
+            segments.as_slice(),
+            ["api"] | ["apis"] | ["api", _] | ["apis", _, _]
+        )
+}
+
+fn discovery_paths(requests: &[RequestRecord]) -> Vec<String> {
+    requests
+        .iter()
+        .filter(|r| is_discovery(r))
+        .map(|r| r.path.clone())
+        .collect()
+}
+
+/// Where kubectl keeps the discovery of the test server under `cache_dir`.
+fn discovery_dir(env: &Env, cache_dir: &std::path::Path) -> PathBuf {
+    let host = env.server.url().replace("http://", "").replace(':', "_");
+    cache_dir.join("discovery").join(host)
+}
+
+/// kubectl with its own `--cache-dir`, reporting the requests it sent.
+fn kubectl_with_cache(env: &Env, cache_dir: &std::path::Path, args: &[&str]) -> Vec<RequestRecord> {
+    env.server.reset_requests();
+    let output = support::kube_server::kubectl()
+        .arg("--kubeconfig")
+        .arg(env.server.kubeconfig())
+        .arg("--cache-dir")
+        .arg(cache_dir)
+        .args(args)
+        .output()
+        .expect("kubectl runs");
+    assert!(
+        output.status.success(),
+        "kubectl {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    env.server.requests()
+}
+
+/// Kubernetes before 1.26 (and proxies, emulators) answer an aggregated-discovery request with
+/// the legacy documents; deploy reads them instead of taking an empty discovery for the truth.
+#[test]
+fn deploy_works_against_a_server_that_serves_only_legacy_discovery() {
+    let env = Env::new();
+    env.server.serve_only_legacy_discovery();
+    let stdout = env.deploy(&["--with-sample"]);
+    for object in [
+        "Namespace/demo: created",
+        &format!("CustomResourceDefinition/{CRD}: created"),
+        &format!("Deployment/{NAME} (demo): created"),
+        "HelloWorld/hello-world-sample (demo): created",
+    ] {
+        assert!(stdout.contains(object), "{object} missing in:\n{stdout}");
+    }
+    let asked = discovery_paths(&env.server.requests());
+    for path in ["/api", "/apis", "/api/v1", "/apis/apps/v1"] {
+        assert!(
+            asked.iter().any(|p| p == path),
+            "{path} not read: {asked:?}"
+        );
+    }
+    let deployment = env.kubectl(&["-n", "demo", "get", "deployment", NAME]);
+    assert_eq!(
+        deployment["spec"]["template"]["spec"]["containers"][0]["image"],
+        IMAGE
+    );
+    let sample = env.kubectl(&["-n", "demo", "get", "helloworlds", "hello-world-sample"]);
+    assert_eq!(sample["kind"], "HelloWorld");
+
+    // What was read the legacy way is cached like the rest: a re-deploy asks for nothing.
+    env.server.reset_requests();
+    let stdout = env.deploy(&["--with-sample", "--no-wait"]);
+    assert_eq!(
+        discovery_paths(&env.server.requests()),
+        Vec::<String>::new()
+    );
+    assert!(
+        stdout.contains(&format!("Deployment/{NAME} (demo): unchanged")),
+        "{stdout}"
+    );
+}
+
+/// The discovery cache is kubectl's, file for file: `--cache-dir` is honoured (HOME is not
+/// touched), kubectl itself trusts what deploy wrote, a kind the cache lacks is asked for once
+/// and added, and a stale cache is read again.
+#[test]
+fn discovery_is_cached_where_kubectl_keeps_it_and_kubectl_trusts_it() {
+    let env = Env::new();
+    let cache = env.home.path().join("elsewhere");
+    let cache_flag = cache.to_str().unwrap().to_string();
+    env.deploy(&["--no-wait", "--with-sample", "--cache-dir", &cache_flag]);
+    assert!(
+        !env.home.path().join(".kube").exists(),
+        "--cache-dir must be used instead of ~/.kube/cache"
+    );
+    let dir = discovery_dir(&env, &cache);
+    for file in [
+        "servergroups.json",
+        "v1/serverresources.json",
+        "apps/v1/serverresources.json",
+        "apiextensions.k8s.io/v1/serverresources.json",
+        // The sample's kind, served once its CRD was created, is cached as well.
+        "charts.example.com/v1alpha1/serverresources.json",
+    ] {
+        assert!(
+            dir.join(file).is_file(),
+            "{file} missing in {}",
+            dir.display()
+        );
+    }
+    let groups: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("servergroups.json")).unwrap()).unwrap();
+    assert_eq!(groups["kind"], "APIGroupList");
+    assert!(
+        groups["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["name"] == "charts.example.com"),
+        "{groups}"
+    );
+
+    // A warm cache: no discovery request at all.
+    env.server.reset_requests();
+    env.deploy(&["--no-wait", "--with-sample", "--cache-dir", &cache_flag]);
+    assert_eq!(
+        discovery_paths(&env.server.requests()),
+        Vec::<String>::new()
+    );
+
+    // kubectl reads the same files and needs no discovery either, custom kind included.
+    let asked = kubectl_with_cache(
+        &env,
+        &cache,
+        // (kubectl itself rediscovers for `helloworlds.charts.example.com`, even with its own
+        // cache: the plain plural is what shows whether it trusts the files.)
+        &["-n", "demo", "get", "helloworlds,deployments", "-o", "name"],
+    );
+    assert_eq!(discovery_paths(&asked), Vec::<String>::new(), "{asked:#?}");
+
+    // Older than kubectl's six hours: read from the server again, and rewritten.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7 * 3600);
+    std::fs::File::options()
+        .write(true)
+        .open(dir.join("servergroups.json"))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    env.server.reset_requests();
+    env.deploy(&["--no-wait", "--cache-dir", &cache_flag]);
+    assert_eq!(discovery_paths(&env.server.requests()), ["/api", "/apis"]);
+    let written = std::fs::metadata(dir.join("servergroups.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert!(written > old);
+}
+
+/// A cache kubectl filled before the project's CRD existed lacks its kind: deploy uses the
+/// rest of the cache and asks the server for that one group version, once.
+#[test]
+fn a_kind_missing_from_a_kubectl_cache_is_asked_for_once() {
+    let env = Env::new();
+    let cache = env.home.path().join(".kube").join("cache");
+    kubectl_with_cache(&env, &cache, &["get", "namespaces", "-o", "name"]);
+    assert!(
+        discovery_dir(&env, &cache)
+            .join("servergroups.json")
+            .is_file()
+    );
+
+    env.server.reset_requests();
+    let stdout = env.deploy(&["--no-wait", "--with-sample"]);
+    assert!(
+        stdout.contains("HelloWorld/hello-world-sample (demo): created"),
+        "{stdout}"
+    );
+    assert_eq!(
+        discovery_paths(&env.server.requests()),
+        ["/apis/charts.example.com/v1alpha1"]
+    );
+    env.server.reset_requests();
+    env.deploy(&["--no-wait", "--with-sample"]);
+    assert_eq!(
+        discovery_paths(&env.server.requests()),
+        Vec::<String>::new()
+    );
+}
+
+/// The steady state of a deploy loop costs no more requests than `kubectl apply
+/// --server-side` of the same manifests with a warm cache.
+#[test]
+fn a_redeploy_sends_no_more_requests_than_kubectl_apply_with_a_warm_cache() {
+    let env = Env::new();
+    let rendered = success(env.run(&["deploy", "--dry-run", "-n", "demo", "--image", IMAGE]));
+    let file = env.home.path().join("rendered.yaml");
+    std::fs::write(&file, rendered).unwrap();
+    let kubectl_cache = env.home.path().join("kubectl-cache");
+    let apply = ["apply", "--server-side", "-f", file.to_str().unwrap()];
+
+    env.deploy(&["--no-wait"]);
+    let cold_kubectl = kubectl_with_cache(&env, &kubectl_cache, &apply).len();
+    let warm_kubectl = kubectl_with_cache(&env, &kubectl_cache, &apply).len();
+    env.server.reset_requests();
+    env.deploy(&["--no-wait"]);
+    let ours = env.server.requests();
+    assert!(
+        ours.len() <= warm_kubectl,
+        "operator-rs sent {} requests, kubectl {warm_kubectl} (cold {cold_kubectl}): {ours:#?}",
+        ours.len()
+    );
+}
+
+const UNINSTALL_FINALIZER: &str = "helm.sdk.operatorframework.io/uninstall-release";
+
+/// What the helm-operator does to a custom resource it reconciles: it adds its finalizer.
+fn add_uninstall_finalizer(env: &Env) {
+    let output = support::kube_server::kubectl()
+        .arg("--kubeconfig")
+        .arg(env.server.kubeconfig())
+        .arg("--cache-dir")
+        .arg(env.home.path().join("kubectl-cache"))
+        .args(["-n", "demo", "patch", "helloworlds", "hello-world-sample"])
+        .args(["--type=merge", "-p"])
+        .arg(format!(
+            r#"{{"metadata":{{"finalizers":["{UNINSTALL_FINALIZER}"]}}}}"#
+        ))
+        .output()
+        .expect("kubectl runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn sample_exists(env: &Env) -> bool {
+    env.server
+        .object(
+            "charts.example.com",
+            "helloworlds",
+            Some("demo"),
+            "hello-world-sample",
+        )
+        .is_some()
+}
+
+fn operator_exists(env: &Env) -> bool {
+    env.server
+        .object("apps", "deployments", Some("demo"), NAME)
+        .is_some()
+}
+
+/// A custom resource that waits for the operator's finalizer would be stranded by removing
+/// the operator first: without a terminal or a flag, undeploy says so and deletes nothing;
+/// `--keep-custom-resources` removes the operator and keeps it, with a warning.
+#[test]
+fn undeploy_never_strands_custom_resources_that_wait_for_the_operator() {
+    let env = Env::new();
+    env.deploy(&["--with-sample", "--no-wait"]);
+    add_uninstall_finalizer(&env);
+
+    let stderr = failure(env.run(&["undeploy"]), 2);
+    for words in [
+        "refusing to remove the operator",
+        "HelloWorld/hello-world-sample (demo)",
+        UNINSTALL_FINALIZER,
+        "undeletable",
+        "--delete-custom-resources",
+        "--keep-custom-resources",
+        "nothing was deleted",
+    ] {
+        assert!(stderr.contains(words), "{words} missing in:\n{stderr}");
+    }
+    assert!(operator_exists(&env) && sample_exists(&env));
+
+    let output = env.run(&["undeploy", "--keep-custom-resources"]);
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    success(output);
+    assert!(stderr.contains("kept as asked"), "{stderr}");
+    assert!(!operator_exists(&env));
+    assert!(sample_exists(&env));
+
+    // The two choices exclude each other, and keeping them excludes deleting their CRDs.
+    for args in [
+        [
+            "undeploy",
+            "--keep-custom-resources",
+            "--delete-custom-resources",
+        ],
+        ["undeploy", "--keep-custom-resources", "--include-crds"],
+    ] {
+        let stderr = failure(env.run(&args), 2);
+        assert!(stderr.contains("cannot be used with"), "{stderr}");
+    }
+}
+
+/// `--delete-custom-resources` takes the safe order: the custom resources go first, the
+/// operator (played here by a thread that removes the finalizer of a custom resource being
+/// deleted, as the helm-operator does once it has uninstalled the release) finishes them while
+/// it still exists, and only then is it removed; the CRD stays.
+#[test]
+fn undeploy_deletes_custom_resources_before_the_operator_when_asked() {
+    let env = Env::new();
+    env.deploy(&["--with-sample", "--no-wait"]);
+    add_uninstall_finalizer(&env);
+    let (seen, sightings) = std::sync::mpsc::channel();
+    let stdout = std::thread::scope(|scope| {
+        let env = &env;
+        scope.spawn(move || {
+            while let Some(sample) = env.server.object(
+                "charts.example.com",
+                "helloworlds",
+                Some("demo"),
+                "hello-world-sample",
+            ) {
+                if sample["metadata"]["deletionTimestamp"].is_string() {
+                    seen.send(operator_exists(env)).unwrap();
+                    let output = support::kube_server::kubectl()
+                        .arg("--kubeconfig")
+                        .arg(env.server.kubeconfig())
+                        .args(["-n", "demo", "patch", "helloworlds", "hello-world-sample"])
+                        .args(["--type=merge", "-p", r#"{"metadata":{"finalizers":null}}"#])
+                        .output()
+                        .unwrap();
+                    assert!(output.status.success() || !sample_exists(env));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        });
+        success(env.run(&["undeploy", "--delete-custom-resources", "--no-wait"]))
+    });
+    let cr = stdout
+        .find("HelloWorld/hello-world-sample (demo): deleted")
+        .unwrap_or_else(|| panic!("the sample is not deleted:\n{stdout}"));
+    let operator = stdout
+        .find(&format!("Deployment/{NAME} (demo): deleted"))
+        .unwrap_or_else(|| panic!("the operator is not deleted:\n{stdout}"));
+    assert!(cr < operator, "custom resources go first:\n{stdout}");
+    // The server kept the custom resource, deleted but finalized, until the "operator"
+    // removed the finalizer; all that time the operator was still there.
+    let sightings: Vec<bool> = sightings.try_iter().collect();
+    assert!(
+        !sightings.is_empty(),
+        "the custom resource was never seen waiting for its finalizer"
+    );
+    assert!(
+        sightings
+            .iter()
+            .all(|operator_was_there| *operator_was_there),
+        "the operator was deleted while a custom resource still waited for it"
+    );
+    assert!(!sample_exists(&env) && !operator_exists(&env));
+    assert!(
+        env.server
+            .object(
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+                None,
+                CRD
+            )
+            .is_some()
     );
 }

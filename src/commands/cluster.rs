@@ -32,6 +32,7 @@ pub fn connect_options(args: &ClusterArgs) -> ConnectOptions {
     ConnectOptions {
         kubeconfig: args.kubeconfig.clone(),
         context: args.context.clone(),
+        cache_dir: args.cache_dir.clone(),
     }
 }
 

@@ -214,6 +214,7 @@ async fn deploy(ui: &Ui, args: &DeployArgs, plan: Plan) -> anyhow::Result<()> {
         ui.info("Server dry run passed: nothing was changed.");
         return Ok(());
     }
+    cluster.save_applied();
     if project.namespace.as_deref() != Some(namespace.as_str()) {
         project.namespace = Some(namespace.clone());
         project

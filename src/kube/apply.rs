@@ -4,9 +4,11 @@
 use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::Value;
 
-use super::cluster::{Cluster, FIELD_MANAGER};
+use super::applied::{Record, our_apply_time, resource_version};
+use super::cluster::{Cluster, FIELD_MANAGER, Served};
 use super::error::KubeError;
 use crate::manifests::Manifest;
+use crate::manifests::Scope;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -96,8 +98,10 @@ impl Cluster {
         }
     }
 
-    /// Applies one object: reads it first so that the outcome can be told apart (a no-op
-    /// apply leaves the resourceVersion as it was).
+    /// Applies one object. A file applied last time exactly as it is now goes in one
+    /// request, its outcome told by the answer (see [`super::applied`]); otherwise the object
+    /// is read first so that the outcome can be told apart (a no-op apply leaves the
+    /// resourceVersion as it was).
     pub async fn apply(
         &self,
         manifest: &Manifest,
@@ -107,6 +111,39 @@ impl Cluster {
         let served = self.served(manifest)?;
         let (namespace, name) = (manifest.namespace(), manifest.name());
         let api = self.api_for(served, namespace);
+        let mut params = PatchParams::apply(FIELD_MANAGER);
+        params.force = ownership == Ownership::Force;
+        params.dry_run = mode == WriteMode::ServerDryRun;
+
+        if mode == WriteMode::Persist
+            && ownership == Ownership::Force
+            && let Some(record) = self.applied.unchanged_since(manifest)
+        {
+            let (created, after) = match self.apply_raw(served, manifest, &params).await {
+                Ok(answer) => answer,
+                Err(e) => {
+                    let action = Cluster::action("patch", served, namespace, Some(name));
+                    return Err(self.fail(e, action).await);
+                }
+            };
+            let outcome = if created {
+                Outcome::Created
+            } else if resource_version(&after).as_deref() == Some(record.resource_version.as_str())
+            {
+                Outcome::Unchanged
+            } else if our_apply_time(&after) != record.applied_at {
+                // The server moved our entry's time: this apply changed the object back.
+                Outcome::Configured
+            } else {
+                // Someone else wrote since (a controller's status); this apply did not.
+                Outcome::Unchanged
+            };
+            self.applied.set(manifest, Record::of(manifest, &after));
+            return Ok(Applied {
+                outcome,
+                object: after,
+            });
+        }
 
         let before = match api.get_opt(name).await {
             Ok(before) => before,
@@ -116,9 +153,6 @@ impl Cluster {
             }
         };
 
-        let mut params = PatchParams::apply(FIELD_MANAGER);
-        params.force = ownership == Ownership::Force;
-        params.dry_run = mode == WriteMode::ServerDryRun;
         let after = match api
             .patch(name, &params, &Patch::Apply(&manifest.object))
             .await
@@ -143,6 +177,9 @@ impl Cluster {
             action: Cluster::action("patch", served, namespace, Some(name)),
             message: e.to_string(),
         })?;
+        if mode == WriteMode::Persist {
+            self.applied.set(manifest, Record::of(manifest, &after));
+        }
         let outcome = match before {
             None => Outcome::Created,
             Some(before) => {
@@ -158,6 +195,32 @@ impl Cluster {
             outcome,
             object: after,
         })
+    }
+
+    /// Server-side apply sent by hand, for what kube's API hides: whether the answer was
+    /// `201 Created`.
+    async fn apply_raw(
+        &self,
+        served: &Served,
+        manifest: &Manifest,
+        params: &PatchParams,
+    ) -> Result<(bool, Value), kube::Error> {
+        let namespace = match served.scope {
+            Scope::Namespaced => manifest.namespace(),
+            Scope::Cluster => None,
+        };
+        let url = <DynamicObject as kube::Resource>::url_path(&served.resource, namespace);
+        let request = kube::core::Request::new(url)
+            .patch(manifest.name(), params, &Patch::Apply(&manifest.object))
+            .map_err(kube::Error::BuildRequest)?;
+        let answer = super::raw::send(&self.client, request).await?;
+        let object = serde_json::from_slice(&answer.body).map_err(kube::Error::SerdeError)?;
+        Ok((answer.status == http::StatusCode::CREATED, object))
+    }
+
+    /// Keeps what this run applied for the next one; failing to only costs reads then.
+    pub fn save_applied(&self) {
+        let _ = self.applied.save();
     }
 }
 

@@ -1,15 +1,17 @@
 //! A connected cluster: the client, what discovery found, and the translation of every failed
 //! request into a [`KubeError`] that names the request.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::time::SystemTime;
 
 use k8s_openapi::api::authentication::v1::SelfSubjectReview;
 use kube::api::PostParams;
-use kube::core::GroupVersionKind;
-use kube::discovery::{ApiCapabilities, ApiResource, Discovery};
+use kube::discovery::ApiResource;
 use kube::{Api, Client};
 
+use super::applied::Records;
 use super::connect::{ConnectOptions, Target};
+use super::discovery::{self, DiskCache, Failure, GroupList, ResourceList};
 use super::error::{Action, Endpoint, KubeError};
 use crate::manifests::{Manifest, Scope};
 
@@ -30,17 +32,36 @@ pub struct Cluster {
     user: Option<String>,
     /// Served kinds by (group, version, kind).
     served: HashMap<(String, String, String), Served>,
+    /// kubectl's discovery cache of this server, when there is a place for it.
+    cache: Option<DiskCache>,
+    /// The group list discovery found, and when the disk cache got it if it came from there.
+    groups: GroupList,
+    groups_written: Option<SystemTime>,
+    /// What the last deploy applied, so that an unchanged file needs no read first.
+    pub(super) applied: Records,
 }
 
 impl Cluster {
-    /// Builds the client and runs discovery once (two requests with aggregated discovery).
+    /// Builds the client and runs discovery once: no request with a fresh disk cache, two
+    /// with aggregated discovery, one per group version more with the legacy documents.
     pub async fn connect(options: &ConnectOptions) -> Result<Cluster, KubeError> {
         let Target {
             config,
             endpoint,
+            host,
             user,
             namespace,
         } = super::connect::target(options).await?;
+        let cache_dir = options
+            .cache_dir
+            .clone()
+            .or_else(discovery::default_cache_dir);
+        let cache = cache_dir.as_ref().map(|dir| DiskCache::new(dir, &host));
+        let applied = Records::load(cache_dir.map(|dir| {
+            dir.join("operator-rs")
+                .join(discovery::host_dir(&host))
+                .join("applied.json")
+        }));
         let client = Client::try_from(config).map_err(|e| KubeError::Config {
             endpoint: endpoint.clone(),
             message: e.to_string(),
@@ -51,45 +72,64 @@ impl Cluster {
             context_namespace: namespace,
             user,
             served: HashMap::new(),
+            cache,
+            groups: GroupList::default(),
+            groups_written: None,
+            applied,
         };
         cluster.discover().await?;
         Ok(cluster)
     }
 
     async fn discover(&mut self) -> Result<(), KubeError> {
-        let discovery = match Discovery::new(self.client.clone()).run_aggregated().await {
-            Ok(discovery) => discovery,
-            // Servers older than 1.26 answer aggregated discovery with the legacy documents.
-            Err(kube::Error::SerdeError(_)) | Err(kube::Error::Discovery(_)) => {
-                match Discovery::new(self.client.clone()).run().await {
-                    Ok(discovery) => discovery,
-                    Err(e) => return Err(self.fail(e, discovery_action()).await),
-                }
+        let found = match discovery::discover(&self.client, self.cache.as_ref()).await {
+            Ok(found) => found,
+            Err(Failure::Request(e)) => return Err(self.fail(e, discovery_action()).await),
+            Err(Failure::Empty) => {
+                return Err(KubeError::BadResponse {
+                    endpoint: self.endpoint.clone(),
+                    action: discovery_action(),
+                    message: "it lists no API resources at all, not even the core group (v1), which every Kubernetes API server serves; check that the kubeconfig points at the API server itself and not at a proxy that hides its discovery".to_string(),
+                });
             }
-            Err(e) => return Err(self.fail(e, discovery_action()).await),
         };
         self.served.clear();
-        for group in discovery.groups() {
-            for version in group.versions() {
-                for (resource, caps) in group.versioned_resources(version) {
-                    self.remember(resource, &caps);
-                }
-            }
+        for list in &found.lists {
+            self.remember(list);
         }
+        self.groups = found.groups;
+        self.groups_written = found.cached_at;
         Ok(())
     }
 
-    fn remember(&mut self, resource: ApiResource, caps: &ApiCapabilities) {
-        let scope = match caps.scope {
-            kube::discovery::Scope::Cluster => Scope::Cluster,
-            kube::discovery::Scope::Namespaced => Scope::Namespaced,
-        };
-        let key = (
-            resource.group.clone(),
-            resource.version.clone(),
-            resource.kind.clone(),
-        );
-        self.served.insert(key, Served { resource, scope });
+    /// Every kind of a resource list (subresources are not kinds of their own).
+    fn remember(&mut self, list: &ResourceList) {
+        let (group, version) = discovery::split_group_version(&list.group_version);
+        for resource in &list.resources {
+            if resource.name.contains('/') || resource.kind.is_empty() {
+                continue;
+            }
+            let key = (
+                group.to_string(),
+                version.to_string(),
+                resource.kind.clone(),
+            );
+            let served = Served {
+                resource: ApiResource {
+                    group: group.to_string(),
+                    version: version.to_string(),
+                    api_version: list.group_version.clone(),
+                    kind: resource.kind.clone(),
+                    plural: resource.name.clone(),
+                },
+                scope: if resource.namespaced {
+                    Scope::Namespaced
+                } else {
+                    Scope::Cluster
+                },
+            };
+            self.served.insert(key, served);
+        }
     }
 
     /// What discovery knows about a kind, without asking the server again.
@@ -108,27 +148,41 @@ impl Cluster {
             })
     }
 
-    /// Discovers the kinds of `manifests` that are not known yet, one request per group
-    /// version: used after CRDs are created, instead of a full discovery.
+    /// Asks the server again for the group version of every kind of `manifests` that
+    /// discovery does not know, once per group version: after CRDs are created, or when the
+    /// disk cache predates a kind. What it finds goes into the disk cache too.
     pub async fn discover_missing(&mut self, manifests: &[&Manifest]) -> Result<(), KubeError> {
-        let mut asked = std::collections::HashSet::new();
+        let mut asked = HashSet::new();
         for manifest in manifests {
             let (group, version, kind) = (manifest.group(), manifest.version(), manifest.kind());
-            if self.lookup(group, version, kind).is_some()
-                || !asked.insert((group.to_string(), version.to_string(), kind.to_string()))
-            {
+            let group_version = manifest.api_version().to_string();
+            if self.lookup(group, version, kind).is_some() || !asked.insert(group_version.clone()) {
                 continue;
             }
-            let gvk = GroupVersionKind::gvk(group, version, kind);
-            match kube::discovery::pinned_kind(&self.client, &gvk).await {
-                Ok((resource, caps)) => self.remember(resource, &caps),
-                // Not served: reported by `served` when the object is used.
-                Err(kube::Error::Discovery(_)) => {}
-                Err(kube::Error::Api(status)) if status.code == 404 => {}
-                Err(e) => return Err(self.unreachable_or(e, discovery_action())),
+            let list = discovery::group_version(&self.client, self.cache.as_ref(), &group_version)
+                .await
+                .map_err(|e| self.unreachable_or(e, discovery_action()))?;
+            // Not served: reported by `served` when the object is used.
+            let Some(list) = list else { continue };
+            self.remember(&list);
+            if !self.groups.group_versions().any(|gv| gv == group_version) {
+                self.groups.insert(&group_version);
+                if let Some(cache) = &self.cache {
+                    let _ = cache.write_groups(&self.groups, self.groups_written);
+                }
             }
         }
         Ok(())
+    }
+
+    /// Drops the cached resources of `group_versions` (their CRDs were deleted), so the next
+    /// command asks the server instead of trusting the cache.
+    pub fn forget_cached(&self, group_versions: &[String]) {
+        if let Some(cache) = &self.cache {
+            for group_version in group_versions {
+                cache.remove_resources(group_version);
+            }
+        }
     }
 
     /// A dynamic API handle for a manifest's kind, in its namespace when namespaced.

@@ -13,12 +13,17 @@ use super::error::{Endpoint, KubeError};
 pub struct ConnectOptions {
     pub kubeconfig: Option<PathBuf>,
     pub context: Option<String>,
+    /// kubectl's `--cache-dir`; `None` means kubectl's default (`$KUBECACHEDIR`, else
+    /// `~/.kube/cache`).
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// A resolved cluster configuration, with what messages need to name it.
 pub struct Target {
     pub config: kube::Config,
     pub endpoint: Endpoint,
+    /// The server as the kubeconfig spells it: kubectl names its discovery cache after it.
+    pub host: String,
     /// The kubeconfig user of the context, the identity named when nothing better is known.
     pub user: Option<String>,
     /// The namespace the context (or the in-cluster service account) names, if any.
@@ -106,9 +111,11 @@ pub async fn target(options: &ConnectOptions) -> Result<Target, KubeError> {
             std::fs::read_to_string("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
                 .ok()
                 .map(|ns| ns.trim().to_string());
+        let server = config.cluster_url.to_string();
         return Ok(Target {
+            host: server.trim_end_matches('/').to_string(),
             endpoint: Endpoint {
-                server: config.cluster_url.to_string(),
+                server,
                 context: None,
             },
             config,
@@ -129,7 +136,7 @@ pub async fn target(options: &ConnectOptions) -> Result<Target, KubeError> {
         .and_then(|c| c.server.clone())
         .unwrap_or_else(|| "(no server in the kubeconfig)".to_string());
     let endpoint = Endpoint {
-        server,
+        server: server.clone(),
         context: Some(context.clone()),
     };
     let config = kube::Config::from_custom_kubeconfig(
@@ -145,6 +152,7 @@ pub async fn target(options: &ConnectOptions) -> Result<Target, KubeError> {
         message: e.to_string(),
     })?;
     Ok(Target {
+        host: server,
         endpoint: Endpoint {
             server: config
                 .cluster_url
@@ -204,6 +212,7 @@ contexts:
         let options = ConnectOptions {
             kubeconfig: Some(path),
             context: context.map(String::from),
+            cache_dir: None,
         };
         (dir, options)
     }

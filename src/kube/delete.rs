@@ -33,9 +33,19 @@ pub struct CustomResource {
     pub kind: String,
     pub namespace: Option<String>,
     pub name: String,
+    /// What must finish before the object goes; usually the operator's uninstall finalizer.
+    pub finalizers: Vec<String>,
 }
 
 impl CustomResource {
+    /// `Kind/name (namespace)`, or `Kind/name` when cluster-scoped.
+    pub fn display_name(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{}/{} ({ns})", self.kind, self.name),
+            None => format!("{}/{}", self.kind, self.name),
+        }
+    }
+
     /// A manifest naming this object, so it can be deleted like the deploy files.
     pub fn as_manifest(&self, api_version: &str) -> Manifest {
         let mut metadata = serde_json::json!({ "name": self.name });
@@ -157,6 +167,7 @@ impl Cluster {
                     Scope::Cluster => None,
                 },
                 name: object.metadata.name.clone().unwrap_or_default(),
+                finalizers: object.metadata.finalizers.clone().unwrap_or_default(),
             });
         }
         Ok(found)

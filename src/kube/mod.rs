@@ -2,11 +2,14 @@
 //! server-side apply, waiting for CRDs and rollouts, and deleting. Errors name the server,
 //! the context and the refused request; nothing here prints.
 
+mod applied;
 mod apply;
 mod cluster;
 mod connect;
 mod delete;
+mod discovery;
 mod error;
+mod raw;
 mod wait;
 
 pub use apply::{Applied, Outcome, Ownership, WriteMode};

@@ -368,6 +368,20 @@ pub fn apply(
     force: bool,
     now: &str,
 ) -> Result<Value, Vec<Conflict>> {
+    apply_to(live, config, manager, None, force, now)
+}
+
+/// [`apply`] through a subresource (`Some("status")`): the manager's entry for it is separate
+/// from its entry for the main resource, as in the API server.
+pub fn apply_to(
+    live: Option<&Value>,
+    config: &Value,
+    manager: &str,
+    subresource: Option<&str>,
+    force: bool,
+    now: &str,
+) -> Result<Value, Vec<Conflict>> {
+    let subresource_name = subresource.map(String::from);
     let api_version = config
         .get("apiVersion")
         .and_then(Value::as_str)
@@ -381,20 +395,19 @@ pub fn apply(
             operation: "Apply".into(),
             api_version,
             time: now.to_string(),
-            subresource: None,
+            subresource: subresource_name,
             fields: applied,
         };
         set_entries(&mut object, &[entry]);
         return Ok(object);
     };
 
-    let is_mine = |e: &Entry| e.manager == manager && e.operation == "Apply";
+    let is_mine = |e: &Entry| {
+        e.manager == manager && e.operation == "Apply" && e.subresource.as_deref() == subresource
+    };
     let mut entries = entries_of(live);
     let mut conflicts = Vec::new();
-    for entry in entries
-        .iter_mut()
-        .filter(|e| !is_mine(e) && e.subresource.is_none())
-    {
+    for entry in entries.iter_mut().filter(|e| !is_mine(e)) {
         for path in entry.fields.leaves() {
             if path.last().is_some_and(|p| p == ".") || !applied.contains(&path) {
                 continue;
@@ -454,7 +467,7 @@ pub fn apply(
             operation: "Apply".into(),
             api_version,
             time: now.to_string(),
-            subresource: None,
+            subresource: subresource_name,
             fields: applied,
         }),
     }
@@ -466,6 +479,17 @@ pub fn apply(
 /// Records a non-apply write (create, update, merge patch) by `manager`: it takes every field
 /// it changed, from whoever owned it, as the API server does.
 pub fn record_update(old: Option<&Value>, new: &mut Value, manager: &str, now: &str) {
+    record_update_of(old, new, manager, None, now);
+}
+
+/// [`record_update`] through a subresource (`Some("status")`).
+pub fn record_update_of(
+    old: Option<&Value>,
+    new: &mut Value,
+    manager: &str,
+    subresource: Option<&str>,
+    now: &str,
+) {
     let mut entries = old.map(entries_of).unwrap_or_default();
     let new_fields = Fields::of_object(new);
     let changed: Vec<Path> = new_fields
@@ -493,7 +517,9 @@ pub fn record_update(old: Option<&Value>, new: &mut Value, manager: &str, now: &
             .unwrap_or_default()
             .to_string();
         let position = entries.iter().position(|e| {
-            e.manager == manager && e.operation == "Update" && e.subresource.is_none()
+            e.manager == manager
+                && e.operation == "Update"
+                && e.subresource.as_deref() == subresource
         });
         let entry = match position {
             Some(i) => &mut entries[i],
@@ -503,7 +529,7 @@ pub fn record_update(old: Option<&Value>, new: &mut Value, manager: &str, now: &
                     operation: "Update".into(),
                     api_version: api_version.clone(),
                     time: now.to_string(),
-                    subresource: None,
+                    subresource: subresource.map(String::from),
                     fields: Fields::default(),
                 });
                 let last = entries.len() - 1;

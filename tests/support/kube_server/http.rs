@@ -9,16 +9,30 @@ use hyper::body::{Bytes, Frame, Incoming};
 use hyper::{Request, Response};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 
+use super::faults::{self, LeaseFault, LeasePartition};
+use super::lifecycle::DeleteOptions;
+use super::metadata;
 use super::resources::{self, ResourceType};
+use super::selectors::Selector;
 use super::store::{ApiError, PatchKind, RequestRecord, State, Writer};
+use super::watch::{self, WatchRequest};
 
 pub type Shared = Arc<Mutex<State>>;
 type Body = BoxBody<Bytes, Infallible>;
 
 /// Accepts connections until `shutdown` fires.
 pub async fn serve(listener: TcpListener, state: Shared, mut shutdown: oneshot::Receiver<()>) {
+    // The server's clock: controllers that move on time rather than on reads.
+    let clock = state.clone();
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(std::time::Duration::from_millis(50));
+        loop {
+            ticks.tick().await;
+            lock(&clock).tick();
+        }
+    });
     loop {
         tokio::select! {
             _ = &mut shutdown => return,
@@ -72,12 +86,48 @@ struct Target {
     subresource: Option<String>,
 }
 
+/// What a request gets: an answer now, or one held back by a fault.
+enum Outcome {
+    Reply(Response<Body>),
+    Hang(LeasePartition),
+}
+
+impl From<Response<Body>> for Outcome {
+    fn from(response: Response<Body>) -> Self {
+        Outcome::Reply(response)
+    }
+}
+
 async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
     let (parts, body) = request.into_parts();
     let body = match body.collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(_) => Bytes::new(),
     };
+    match respond(&parts, &body, &state) {
+        Outcome::Reply(response) => response,
+        Outcome::Hang(partition) => hang(partition, &state).await,
+    }
+}
+
+/// Holds a request until its fault is lifted.
+async fn hang(partition: LeasePartition, state: &Shared) -> Response<Body> {
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let mut s = lock(state);
+        if !s.scripts.lease_faults.contains(&partition) {
+            s.held -= 1;
+            // Not 504: kube's client retries that, and the write would go through late.
+            return error_reply(&ApiError::new(
+                500,
+                "Timeout",
+                "the request timed out while the lease was partitioned",
+            ));
+        }
+    }
+}
+
+fn respond(parts: &hyper::http::request::Parts, body: &Bytes, state: &Shared) -> Outcome {
     let path = parts.uri.path().to_string();
     let query_text = parts.uri.query().unwrap_or_default().to_string();
     let query: Vec<(String, String)> = form_urlencoded::parse(query_text.as_bytes())
@@ -99,9 +149,9 @@ async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
     };
 
     if let Some(control) = path.strip_prefix("/_test/") {
-        return control_reply(control, &state);
+        return control_reply(control, state).into();
     }
-    let mut s = lock(&state);
+    let mut s = lock(state);
     s.requests.push(RequestRecord {
         method: parts.method.to_string(),
         path: path.clone(),
@@ -112,11 +162,12 @@ async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
     // let in; a wrong token is refused, as an expired one would be.
     let authorization = header("authorization");
     if !authorization.is_empty() && authorization != format!("Bearer {}", s.scripts.token) {
-        return error_reply(&ApiError::new(401, "Unauthorized", "Unauthorized"));
+        return error_reply(&ApiError::new(401, "Unauthorized", "Unauthorized")).into();
     }
 
     let segments: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
-    let aggregated = header("accept").contains("g=apidiscovery.k8s.io;v=v2");
+    let aggregated =
+        !s.scripts.legacy_discovery && header("accept").contains("g=apidiscovery.k8s.io;v=v2");
     let discovery = |value: Value| {
         if aggregated {
             reply(
@@ -135,26 +186,27 @@ async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
                 200,
                 &json!({"major": "1", "minor": "33", "gitVersion": "v1.33.0-operator-rs-test",
                         "platform": "linux/amd64"}),
-            );
+            )
+            .into();
         }
-        ["api"] if aggregated => return discovery(resources::aggregated(&types, true)),
-        ["api"] => return discovery(resources::legacy_core(&s.address)),
-        ["apis"] if aggregated => return discovery(resources::aggregated(&types, false)),
-        ["apis"] => return discovery(resources::legacy_groups(&types)),
+        ["api"] if aggregated => return discovery(resources::aggregated(&types, true)).into(),
+        ["api"] => return discovery(resources::legacy_core(&s.address)).into(),
+        ["apis"] if aggregated => return discovery(resources::aggregated(&types, false)).into(),
+        ["apis"] => return discovery(resources::legacy_groups(&types)).into(),
         ["apis", group] if types.iter().any(|t| t.group == *group) => {
-            return json_reply(200, &resources::legacy_group(&types, group));
+            return json_reply(200, &resources::legacy_group(&types, group)).into();
         }
         ["api", version] => {
             if let Some(list) = resources::resource_list(&types, "", version) {
-                return json_reply(200, &list);
+                return json_reply(200, &list).into();
             }
         }
         ["apis", group, version] => {
             if let Some(list) = resources::resource_list(&types, group, version) {
-                return json_reply(200, &list);
+                return json_reply(200, &list).into();
             }
         }
-        ["openapi", "v3"] => return json_reply(200, &resources::openapi_index(&types)),
+        ["openapi", "v3"] => return json_reply(200, &resources::openapi_index(&types)).into(),
         ["openapi", "v3", rest @ ..] => {
             if let Some(document) = resources::openapi_document(&types, &rest.join("/")) {
                 // Documents are addressed by hash, so clients may keep them for good, as
@@ -168,7 +220,7 @@ async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
                     "Expires",
                     hyper::header::HeaderValue::from_static("Fri, 01 Jan 2100 00:00:00 GMT"),
                 );
-                return response;
+                return response.into();
             }
         }
         _ => {}
@@ -179,7 +231,8 @@ async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
             404,
             "NotFound",
             "the server could not find the requested resource",
-        ));
+        ))
+        .into();
     };
     let method = parts.method.as_str();
     let watch = matches!(param("watch").as_deref(), Some("true" | "1"));
@@ -191,16 +244,43 @@ async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
         ("PUT", Some(_)) => "update",
         ("PATCH", Some(_)) => "patch",
         ("DELETE", Some(_)) => "delete",
+        ("DELETE", None) => "deletecollection",
         _ => {
             return error_reply(&ApiError::new(
                 405,
                 "MethodNotAllowed",
                 format!("{method} is not supported on this path by the test server"),
-            ));
+            ))
+            .into();
         }
     };
     if let Some(refused) = refusal(&s, verb, &target) {
-        return error_reply(&refused);
+        return error_reply(&refused).into();
+    }
+    if let Some(partition) = faults::lease_fault(
+        &s.scripts.lease_faults,
+        &target.t,
+        target.namespace.as_deref(),
+        target.name.as_deref(),
+        verb,
+        param("fieldManager").as_deref(),
+        body,
+    ) {
+        return match partition.fault {
+            LeaseFault::Fail => error_reply(&ApiError::new(
+                500,
+                "InternalError",
+                format!(
+                    "Internal error occurred: the test server refuses writes of lease \"{}\" by \"{}\"",
+                    partition.lease, partition.holder
+                ),
+            ))
+            .into(),
+            LeaseFault::Hang => {
+                s.held += 1;
+                Outcome::Hang(partition)
+            }
+        };
     }
     if target.t.is("authentication.k8s.io", "selfsubjectreviews") {
         let user = s.scripts.user.clone();
@@ -209,17 +289,23 @@ async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
             &json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview",
                     "metadata": {"creationTimestamp": null},
                     "status": {"userInfo": {"username": user, "groups": ["system:authenticated"]}}}),
-        );
+        ).into();
     }
-    if target.subresource.is_some() {
+    let subresource = target.subresource.as_deref();
+    let status_verb = matches!(verb, "get" | "update" | "patch");
+    if subresource
+        .is_some_and(|sub| sub != "status" || !target.t.status_subresource || !status_verb)
+    {
         return error_reply(&ApiError::new(
             404,
             "NotFound",
-            "subresources are not served by the test server",
-        ));
+            "the server could not find the requested resource",
+        ))
+        .into();
     }
 
     let dry_run = param("dryRun").is_some_and(|v| v == "All");
+    let metadata_only = metadata::requested(&header("accept"));
     let manager = param("fieldManager").unwrap_or_else(|| {
         // Without fieldManager the server names the manager after the client's binary.
         header("user-agent")
@@ -231,6 +317,7 @@ async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
     let writer = Writer {
         manager: &manager,
         dry_run,
+        subresource,
     };
     let ns = target.namespace.as_deref();
     let name = target.name.clone().unwrap_or_default();
@@ -244,21 +331,43 @@ async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
             param("fieldSelector").as_deref(),
         ),
         "watch" => {
-            let stream = start_watch(
-                &mut s,
-                t,
-                ns,
-                param("labelSelector"),
-                param("fieldSelector"),
-                param("resourceVersion"),
-            );
-            return stream;
+            let selector = match Selector::parse(
+                param("labelSelector").as_deref(),
+                param("fieldSelector").as_deref(),
+                t.custom,
+            ) {
+                Ok(selector) => selector,
+                Err(e) => return error_reply(&ApiError::new(400, "BadRequest", e)).into(),
+            };
+            let request = WatchRequest {
+                t: t.clone(),
+                namespace: ns.map(String::from),
+                selector,
+                resource_version: param("resourceVersion"),
+                version_match: param("resourceVersionMatch"),
+                bookmarks: param("allowWatchBookmarks").is_some_and(|v| v == "true"),
+                send_initial_events: param("sendInitialEvents").is_some_and(|v| v == "true"),
+                timeout: param("timeoutSeconds")
+                    .and_then(|v| v.parse().ok())
+                    .map(std::time::Duration::from_secs),
+                metadata_only,
+            };
+            let content_type = if metadata_only {
+                metadata::content_type(false)
+            } else {
+                "application/json".to_string()
+            };
+            return match watch::start(&mut s, request) {
+                Ok(receiver) => watch_reply(receiver, &content_type),
+                Err(error) => error_reply(&error),
+            }
+            .into();
         }
-        "create" => match parse_body(&body) {
+        "create" => match parse_body(body) {
             Ok(value) => s.create(t, ns, value, writer),
             Err(e) => Err(e),
         },
-        "update" => match parse_body(&body) {
+        "update" => match parse_body(body) {
             Ok(value) => s.update(t, ns, &name, value, writer),
             Err(e) => Err(e),
         },
@@ -270,11 +379,14 @@ async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
                         400,
                         "BadRequest",
                         "PATCH, application/apply-patch+yaml requests must include fieldManager",
-                    ));
+                    ))
+                    .into();
                 }
                 Some(PatchKind::Apply {
                     force: param("force").is_some_and(|v| v == "true"),
                 })
+            } else if content_type.starts_with("application/json-patch+json") {
+                Some(PatchKind::Json)
             } else if content_type.starts_with("application/merge-patch+json")
                 // Strategic merge patches are read as merge patches: close enough for the
                 // kubectl commands tests use (annotate, label, edit of scalars).
@@ -284,7 +396,7 @@ async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
             } else {
                 None
             };
-            match (kind, parse_body(&body)) {
+            match (kind, parse_body(body)) {
                 (Some(kind), Ok(value)) => s.patch(t, ns, &name, value, kind, writer),
                 (None, _) => Err(ApiError::new(
                     415,
@@ -294,13 +406,40 @@ async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
                 (_, Err(e)) => Err(e),
             }
         }
-        "delete" => s.delete(t, ns, &name, dry_run),
+        "delete" => match DeleteOptions::parse(body, param) {
+            Ok(options) => s.delete(t, ns, &name, &options),
+            Err(e) => Err(e),
+        },
+        "deletecollection" => match DeleteOptions::parse(body, param) {
+            Ok(options) => s.delete_collection(
+                t,
+                ns,
+                param("labelSelector").as_deref(),
+                param("fieldSelector").as_deref(),
+                &options,
+            ),
+            Err(e) => Err(e),
+        },
         _ => unreachable!("every verb above is handled"),
     };
-    match result {
+    let response = match result {
+        Ok((code, value)) if metadata_only && matches!(verb, "get" | "list") => {
+            let list = verb == "list";
+            let view = if list {
+                metadata::partial_list(&value)
+            } else {
+                metadata::partial(&value)
+            };
+            reply(
+                code,
+                &metadata::content_type(list),
+                view.to_string().into_bytes(),
+            )
+        }
         Ok((code, value)) => json_reply(code, &value),
         Err(error) => error_reply(&error),
-    }
+    };
+    response.into()
 }
 
 /// `/api/v1/...` and `/apis/<group>/<version>/...` to a served type, namespace and name.
@@ -383,83 +522,8 @@ fn parse_body(body: &[u8]) -> Result<Value, ApiError> {
     })
 }
 
-/// A watch: the current objects (or the changes after `resourceVersion`), then every change
-/// as it happens, one JSON event per line.
-fn start_watch(
-    state: &mut State,
-    t: &ResourceType,
-    namespace: Option<&str>,
-    labels: Option<String>,
-    fields: Option<String>,
-    since: Option<String>,
-) -> Response<Body> {
-    let event = |kind: &str, object: &Value| {
-        let mut line = json!({"type": kind, "object": object}).to_string();
-        line.push('\n');
-        Bytes::from(line)
-    };
-    let since: u64 = since.as_deref().and_then(|v| v.parse().ok()).unwrap_or(0);
-    let selected = |key_ns: &str, group: &str, plural: &str, object: &Value| {
-        group == t.group
-            && plural == t.plural
-            && namespace.is_none_or(|ns| ns == key_ns)
-            && super::store::selects(object, labels.as_deref(), fields.as_deref())
-    };
-    let mut initial = Vec::new();
-    if since == 0 {
-        for object in state.matching(t, namespace, labels.as_deref(), fields.as_deref()) {
-            initial.push(event("ADDED", &object));
-        }
-    } else {
-        for change in state.history_after(since) {
-            if selected(
-                &change.key.namespace,
-                &change.key.group,
-                &change.key.plural,
-                &change.object,
-            ) {
-                initial.push(event(change.kind, &change.object));
-            }
-        }
-    }
-    let mut changes = state.changes.subscribe();
-    let (sender, receiver) = mpsc::channel::<Bytes>(64);
-    let (group, plural, ns) = (
-        t.group.clone(),
-        t.plural.clone(),
-        namespace.map(String::from),
-    );
-    tokio::spawn(async move {
-        for line in initial {
-            if sender.send(line).await.is_err() {
-                return;
-            }
-        }
-        loop {
-            match changes.recv().await {
-                Ok(change) => {
-                    let wanted = change.key.group == group
-                        && change.key.plural == plural
-                        && ns.as_deref().is_none_or(|n| n == change.key.namespace)
-                        && super::store::selects(
-                            &change.object,
-                            labels.as_deref(),
-                            fields.as_deref(),
-                        );
-                    if wanted
-                        && sender
-                            .send(event(change.kind, &change.object))
-                            .await
-                            .is_err()
-                    {
-                        return;
-                    }
-                }
-                Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(broadcast::error::RecvError::Closed) => return,
-            }
-        }
-    });
+/// A watch's events as a chunked response, one JSON event per line.
+fn watch_reply(receiver: mpsc::Receiver<Bytes>, content_type: &str) -> Response<Body> {
     let stream = futures::stream::unfold(receiver, |mut receiver| async move {
         receiver
             .recv()
@@ -468,7 +532,7 @@ fn start_watch(
     });
     Response::builder()
         .status(200)
-        .header("Content-Type", "application/json")
+        .header("Content-Type", content_type)
         .header("Transfer-Encoding", "chunked")
         .body(BodyExt::boxed(StreamBody::new(stream)))
         .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed()))

@@ -1,22 +1,50 @@
 //! A stateful Kubernetes API server for tests, in process, on 127.0.0.1 over plain HTTP.
 //!
-//! It speaks enough of the real protocol for both kube-rs and the real `kubectl`: discovery
-//! (legacy and aggregated), get/list/watch/create/update/delete, server-side apply with field
-//! ownership, JSON merge patch, `dryRun=All`, resource versions and conflicts, CRDs that become
-//! served once Established, scripted Deployment rollouts, refused verbs (403) and request
-//! counting. It is an approximation: no admission, no schema validation of custom resources,
-//! no protobuf, no table output.
+//! It speaks enough of the real protocol for kube-rs (its client, kube-runtime's watcher,
+//! controller, finalizer helper and event recorder, kube-lease-manager) and for the real
+//! `kubectl`: discovery (legacy and aggregated), get/list/watch/create/update/patch/delete and
+//! deletecollection, server-side apply with field ownership, JSON merge and JSON patches,
+//! `dryRun=All`, resource versions and conflicts, CRDs that become served once Established,
+//! finalizers and garbage collection ([`lifecycle`]), status subresources, metadata-only views
+//! ([`metadata`]), label and field selectors ([`selectors`]), watches with bookmarks, streaming
+//! lists and expiry ([`watch`]), Leases and events of both APIs ([`events`]), scripted
+//! Deployment rollouts ([`rollout`]), refused verbs (403), Lease faults ([`faults`]) and
+//! request counting.
+//!
+//! It is an approximation; each module says where. Across all of them: no admission, no
+//! schema validation or defaulting of objects, no conversion between versions of a custom
+//! resource beyond `apiVersion`, no protobuf, no table output, strategic merge patches read as
+//! JSON merge patches, and a status subresource that ignores every change but `status`
+//! (metadata included). `metadata.generation` counts changes of `spec` for built-in kinds and
+//! of everything but metadata (and status, with a status subresource) for custom resources.
+//!
+//! The test API: [`KubeServer::start`], [`KubeServer::kubeconfig`], scripts for CRDs
+//! ([`KubeServer::set_establish`]) and Deployments ([`KubeServer::set_rollout`],
+//! [`KubeServer::set_rollout_for`], [`KubeServer::complete_rollout`]), faults
+//! ([`KubeServer::refuse`], [`KubeServer::partition_lease`], [`KubeServer::heal_lease`]), watch
+//! controls ([`KubeServer::compact`], [`KubeServer::send_bookmarks`]), and what happened
+//! ([`KubeServer::requests`], [`KubeServer::object`], [`KubeServer::objects`],
+//! [`KubeServer::resource_version`], [`KubeServer::held_requests`]).
 
+pub mod events;
+pub mod faults;
 pub mod fields;
 mod http;
+pub mod json_patch;
+pub mod lifecycle;
+pub mod metadata;
 pub mod resources;
+pub mod rollout;
+pub mod selectors;
 pub mod store;
+pub mod watch;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+pub use faults::LeaseFault;
 pub use store::{Establish, Refusal, RequestRecord, Rollout};
 use store::{Key, State};
 
@@ -111,9 +139,66 @@ users:
         self.lock().scripts.rollout = rollout;
     }
 
+    /// How the Deployment `namespace/name` rolls out from now on, whatever `set_rollout` says.
+    pub fn set_rollout_for(&self, namespace: &str, name: &str, rollout: Rollout) {
+        self.lock()
+            .scripts
+            .rollout_for
+            .insert((namespace.into(), name.into()), rollout);
+    }
+
+    /// Completes the current rollout of a Deployment scripted with `Rollout::Manual`.
+    pub fn complete_rollout(&self, namespace: &str, name: &str) {
+        self.lock().complete_rollout(namespace, name);
+    }
+
+    /// Makes writes of the Lease `namespace/lease` by `holder` fail or hang (see
+    /// [`faults`]), until [`KubeServer::heal_lease`].
+    pub fn partition_lease(&self, namespace: &str, lease: &str, holder: &str, fault: LeaseFault) {
+        let partition = faults::LeasePartition {
+            namespace: namespace.into(),
+            lease: lease.into(),
+            holder: holder.into(),
+            fault,
+        };
+        self.lock().scripts.lease_faults.push(partition);
+    }
+
+    /// Lifts every fault of `partition_lease` for this Lease and holder; hung writes then
+    /// get 500.
+    pub fn heal_lease(&self, namespace: &str, lease: &str, holder: &str) {
+        self.lock()
+            .scripts
+            .lease_faults
+            .retain(|p| !(p.namespace == namespace && p.lease == lease && p.holder == holder));
+    }
+
+    /// How many requests a fault holds unanswered right now.
+    pub fn held_requests(&self) -> usize {
+        self.lock().held
+    }
+
+    /// Forgets the change history, as etcd's compaction does: a watch from any older
+    /// resourceVersion now gets 410 Gone.
+    pub fn compact(&self) {
+        self.lock().compact();
+    }
+
+    /// Sends a BOOKMARK now on every open watch that allows them.
+    pub fn send_bookmarks(&self) {
+        self.lock().bookmark_requests.send_modify(|n| *n += 1);
+    }
+
     /// How CRDs become Established from now on (default: at the first read).
     pub fn set_establish(&self, establish: Establish) {
         self.lock().scripts.establish = establish;
+    }
+
+    /// From now on answers discovery only with the legacy documents (`APIVersions`,
+    /// `APIGroupList`, `APIResourceList` as `application/json`), ignoring an `Accept` that
+    /// asks for aggregated discovery, as Kubernetes before 1.26 and many proxies do.
+    pub fn serve_only_legacy_discovery(&self) {
+        self.lock().scripts.legacy_discovery = true;
     }
 
     /// Answers `verb` on `resource` (a plural) with 403, in `namespace` or everywhere.

@@ -16,6 +16,8 @@ pub struct ResourceType {
     /// Writes to the main resource leave `status` alone, as with a status subresource.
     pub status_subresource: bool,
     pub short_names: Vec<String>,
+    /// Served from a CRD rather than built in.
+    pub custom: bool,
 }
 
 const ALL_VERBS: &[&str] = &[
@@ -69,6 +71,7 @@ impl ResourceType {
             verbs: ALL_VERBS.to_vec(),
             status_subresource: status,
             short_names: short.iter().map(|s| s.to_string()).collect(),
+            custom: false,
         }
     }
 
@@ -102,6 +105,7 @@ impl ResourceType {
                     .flatten()
                     .filter_map(|s| s.as_str().map(String::from))
                     .collect(),
+                custom: true,
             })
             .collect()
     }
@@ -144,6 +148,47 @@ pub fn builtins() -> Vec<ResourceType> {
             false,
             true,
             &["crd", "crds"],
+        ),
+        // What controllers and Helm charts use besides.
+        ResourceType::builtin("coordination.k8s.io", "Lease", "leases", true, false, &[]),
+        ResourceType::builtin("events.k8s.io", "Event", "events", true, false, &["ev"]),
+        ResourceType::builtin(
+            "",
+            "PersistentVolumeClaim",
+            "persistentvolumeclaims",
+            true,
+            true,
+            &["pvc"],
+        ),
+        ResourceType::builtin("", "Endpoints", "endpoints", true, false, &["ep"]),
+        ResourceType::builtin("apps", "StatefulSet", "statefulsets", true, true, &["sts"]),
+        ResourceType::builtin("apps", "DaemonSet", "daemonsets", true, true, &["ds"]),
+        ResourceType::builtin("apps", "ReplicaSet", "replicasets", true, true, &["rs"]),
+        ResourceType::builtin("batch", "Job", "jobs", true, true, &[]),
+        ResourceType::builtin("batch", "CronJob", "cronjobs", true, true, &["cj"]),
+        ResourceType::builtin(
+            "networking.k8s.io",
+            "Ingress",
+            "ingresses",
+            true,
+            true,
+            &["ing"],
+        ),
+        ResourceType::builtin(
+            "networking.k8s.io",
+            "NetworkPolicy",
+            "networkpolicies",
+            true,
+            false,
+            &["netpol"],
+        ),
+        ResourceType::builtin(
+            "policy",
+            "PodDisruptionBudget",
+            "poddisruptionbudgets",
+            true,
+            true,
+            &["pdb"],
         ),
     ];
     let mut reviews = ResourceType::builtin(

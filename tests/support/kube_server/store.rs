@@ -7,8 +7,14 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
+use super::events;
+use super::faults::LeasePartition;
 use super::fields;
+use super::json_patch;
+use super::lifecycle;
 use super::resources::{self, ResourceType};
+use super::rollout;
+use super::selectors::Selector;
 
 /// Where an object lives: the version is not part of it, as in etcd.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -23,7 +29,7 @@ pub struct Key {
 impl Key {
     pub fn new(t: &ResourceType, namespace: Option<&str>, name: &str) -> Key {
         Key {
-            group: t.group.clone(),
+            group: events::storage_group(t).to_string(),
             plural: t.plural.clone(),
             namespace: namespace.unwrap_or_default().to_string(),
             name: name.to_string(),
@@ -40,14 +46,7 @@ pub struct Change {
     pub object: Value,
 }
 
-/// How Deployments progress once their spec changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rollout {
-    /// Available after this many reads of the Deployment (each poll is a read).
-    AfterPolls(u32),
-    /// Never available: a pod that cannot pull its image, with events saying so.
-    Never,
-}
+pub use super::rollout::Rollout;
 
 /// How CRDs progress once created.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,11 +79,16 @@ pub struct RequestRecord {
 #[derive(Debug, Clone)]
 pub struct Scripts {
     pub rollout: Rollout,
+    /// Per Deployment, by (namespace, name): wins over `rollout`.
     pub rollout_for: HashMap<(String, String), Rollout>,
+    /// Writes to Leases that fail or hang, to partition a leader.
+    pub lease_faults: Vec<LeasePartition>,
     pub establish: Establish,
     pub refusals: Vec<Refusal>,
     pub token: String,
     pub user: String,
+    /// Answer discovery as servers before 1.26 do: legacy documents whatever `Accept` asks.
+    pub legacy_discovery: bool,
 }
 
 impl Default for Scripts {
@@ -92,10 +96,12 @@ impl Default for Scripts {
         Scripts {
             rollout: Rollout::AfterPolls(1),
             rollout_for: HashMap::new(),
+            lease_faults: Vec::new(),
             establish: Establish::AfterReads(0),
             refusals: Vec::new(),
             token: "test-token".into(),
             user: "test-user".into(),
+            legacy_discovery: false,
         }
     }
 }
@@ -157,6 +163,8 @@ pub type Reply = Result<(u16, Value), ApiError>;
 pub struct Writer<'a> {
     pub manager: &'a str,
     pub dry_run: bool,
+    /// `Some("status")` for writes through the status subresource.
+    pub subresource: Option<&'a str>,
 }
 
 impl<'a> Writer<'a> {
@@ -164,6 +172,43 @@ impl<'a> Writer<'a> {
         Writer {
             manager,
             dry_run: false,
+            subresource: None,
+        }
+    }
+
+    /// What of `candidate` this write may change: through `/status` only the status, through
+    /// the main resource everything but a status subresource's status.
+    fn part(&self, t: &ResourceType, old: &Value, candidate: Value) -> Result<Value, ApiError> {
+        let status = |from: &Value, mut into: Value| {
+            match from.get("status") {
+                Some(status) => into["status"] = status.clone(),
+                None => {
+                    if let Some(map) = into.as_object_mut() {
+                        map.remove("status");
+                    }
+                }
+            }
+            into
+        };
+        match self.subresource {
+            None if t.status_subresource => Ok(status(old, candidate)),
+            None => Ok(candidate),
+            Some("status") if t.status_subresource => {
+                let mut object = status(&candidate, old.clone());
+                // The managed fields travel with the write; the caller records them.
+                if let Some(fields) = candidate.pointer("/metadata/managedFields") {
+                    object["metadata"]["managedFields"] = fields.clone();
+                }
+                Ok(object)
+            }
+            Some(other) => Err(ApiError::new(
+                404,
+                "NotFound",
+                format!(
+                    "the server could not find the requested resource ({other} of {})",
+                    t.qualified()
+                ),
+            )),
         }
     }
 }
@@ -171,36 +216,59 @@ impl<'a> Writer<'a> {
 /// How a PATCH body is to be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PatchKind {
-    Apply { force: bool },
+    Apply {
+        force: bool,
+    },
     Merge,
+    /// RFC 6902, `application/json-patch+json`.
+    Json,
 }
+
+/// How many changes watches can resume from, like the API server's watch cache.
+const HISTORY: usize = 10_000;
+/// How many changes a watch may lag behind before it is expired.
+const CHANGE_FEED: usize = 16_384;
 
 pub struct State {
     pub address: String,
     pub scripts: Scripts,
     pub requests: Vec<RequestRecord>,
+    /// Requests a fault holds without an answer right now.
+    pub held: usize,
     pub changes: broadcast::Sender<Change>,
-    resource_version: u64,
-    uids: u64,
-    objects: BTreeMap<Key, Value>,
-    history: Vec<Change>,
+    pub(super) resource_version: u64,
+    pub(super) uids: u64,
+    pub(super) objects: BTreeMap<Key, Value>,
+    /// The recent changes watches resume from; older ones are compacted away.
+    pub(super) history: Vec<Change>,
+    /// The newest resourceVersion compacted away: a watch from before it gets 410.
+    compacted: u64,
+    /// Bumped to ask every open watch that allows bookmarks for one now.
+    pub bookmark_requests: tokio::sync::watch::Sender<u64>,
     /// Reads since the last spec change: (generation, reads) for Deployments, reads for CRDs.
-    reads: HashMap<Key, (i64, u32)>,
+    pub(super) reads: HashMap<Key, (i64, u32)>,
+    /// Deployments: the generation being rolled out, since when, and whether a test completed
+    /// it (`Rollout::Manual`).
+    pub(super) rollouts: HashMap<Key, rollout::Progress>,
 }
 
 impl State {
     pub fn new(address: String) -> State {
-        let (changes, _) = broadcast::channel(1024);
+        let (changes, _) = broadcast::channel(CHANGE_FEED);
         let mut state = State {
             address,
             scripts: Scripts::default(),
             requests: Vec::new(),
+            held: 0,
             changes,
             resource_version: 100,
             uids: 0,
             objects: BTreeMap::new(),
             history: Vec::new(),
+            compacted: 0,
+            bookmark_requests: tokio::sync::watch::Sender::new(0),
             reads: HashMap::new(),
+            rollouts: HashMap::new(),
         };
         for namespace in ["default", "kube-system"] {
             let t = state.builtin("", "namespaces");
@@ -248,6 +316,16 @@ impl State {
         self.objects.iter()
     }
 
+    pub fn compacted(&self) -> u64 {
+        self.compacted
+    }
+
+    /// Forgets every change up to now, as etcd's compaction does.
+    pub fn compact(&mut self) {
+        self.compacted = self.resource_version;
+        self.history.clear();
+    }
+
     pub fn history_after(&self, resource_version: u64) -> Vec<Change> {
         self.history
             .iter()
@@ -256,7 +334,7 @@ impl State {
             .collect()
     }
 
-    fn commit(&mut self, key: Key, object: Option<Value>, kind: &'static str) {
+    pub(super) fn commit(&mut self, key: Key, object: Option<Value>, kind: &'static str) {
         let recorded = match object {
             Some(object) => {
                 self.objects.insert(key.clone(), object.clone());
@@ -270,12 +348,22 @@ impl State {
             key,
             object: recorded,
         };
+        self.record(change);
+    }
+
+    pub(super) fn record(&mut self, change: Change) {
+        if self.history.len() >= HISTORY {
+            let dropped: Vec<Change> = self.history.drain(..HISTORY / 2).collect();
+            if let Some(last) = dropped.last() {
+                self.compacted = last.resource_version;
+            }
+        }
         self.history.push(change.clone());
         // Nobody watching is fine.
         let _ = self.changes.send(change);
     }
 
-    fn next_version(&mut self) -> u64 {
+    pub(super) fn next_version(&mut self) -> u64 {
         self.resource_version += 1;
         self.resource_version
     }
@@ -308,7 +396,7 @@ impl State {
         fields: Option<&str>,
     ) -> Reply {
         let items: Vec<Value> = self
-            .matching(t, namespace, labels, fields)
+            .matching(t, namespace, labels, fields)?
             .into_iter()
             .map(|o| present(t, o))
             .collect();
@@ -323,19 +411,30 @@ impl State {
         ))
     }
 
-    /// The objects of a type a list or watch selects.
+    /// The objects of a type a list or watch selects; a malformed selector is a 400.
     pub fn matching(
         &self,
         t: &ResourceType,
         namespace: Option<&str>,
         labels: Option<&str>,
         fields: Option<&str>,
+    ) -> Result<Vec<Value>, ApiError> {
+        let selector = Selector::parse(labels, fields, t.custom)
+            .map_err(|e| ApiError::new(400, "BadRequest", e))?;
+        Ok(self.selected(t, namespace, &selector))
+    }
+
+    pub fn selected(
+        &self,
+        t: &ResourceType,
+        namespace: Option<&str>,
+        selector: &Selector,
     ) -> Vec<Value> {
         self.objects
             .iter()
-            .filter(|(key, _)| key.group == t.group && key.plural == t.plural)
+            .filter(|(key, _)| key.group == events::storage_group(t) && key.plural == t.plural)
             .filter(|(key, _)| namespace.is_none_or(|ns| key.namespace == ns))
-            .filter(|(_, object)| selects(object, labels, fields))
+            .filter(|(_, object)| selector.matches(&events::viewed(t, (*object).clone())))
             .map(|(_, object)| object.clone())
             .collect()
     }
@@ -344,10 +443,11 @@ impl State {
         &mut self,
         t: &ResourceType,
         namespace: Option<&str>,
-        mut body: Value,
+        body: Value,
         writer: Writer<'_>,
     ) -> Reply {
         check_type(t, &body)?;
+        let mut body = events::stored(t, body);
         let name = match body.pointer("/metadata/name").and_then(Value::as_str) {
             Some(name) if !name.is_empty() => name.to_string(),
             _ => match body
@@ -400,22 +500,26 @@ impl State {
         let wanted = body
             .pointer("/metadata/resourceVersion")
             .and_then(Value::as_str);
-        let current = old
-            .pointer("/metadata/resourceVersion")
-            .and_then(Value::as_str);
-        if wanted.is_some_and(|w| Some(w) != current) {
+        if wanted.is_none() && t.custom {
+            // Custom resources do not allow unconditional updates.
             return Err(ApiError::new(
-                409,
-                "Conflict",
+                422,
+                "Invalid",
                 format!(
-                    "Operation cannot be fulfilled on {} \"{name}\": the object has been modified; please apply your changes to the latest version and try again",
-                    t.qualified()
+                    "{} \"{name}\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update",
+                    t.kind
                 ),
-            )
-            .about(t, name));
+            ));
         }
-        let mut object = body;
-        fields::record_update(Some(&old), &mut object, writer.manager, &now());
+        check_version(t, name, &old, &body)?;
+        let mut object = writer.part(t, &old, events::stored(t, body))?;
+        fields::record_update_of(
+            Some(&old),
+            &mut object,
+            writer.manager,
+            writer.subresource,
+            &now(),
+        );
         self.write(t, key, Some(old), object, writer.dry_run)
             .map(|o| (200, o))
     }
@@ -432,102 +536,82 @@ impl State {
         let (manager, dry_run) = (writer.manager, writer.dry_run);
         let key = Key::new(t, namespace, name);
         let old = self.objects.get(&key).cloned();
-        match kind {
-            PatchKind::Merge => {
-                let Some(old) = old else {
-                    return Err(ApiError::not_found(t, name));
-                };
-                let mut object = fields::merge_patch(&old, &patch);
-                fields::record_update(Some(&old), &mut object, manager, &now());
-                self.write(t, key, Some(old), object, dry_run)
-                    .map(|o| (200, o))
+        let candidate = match (kind, &old) {
+            (PatchKind::Apply { .. }, _) => None,
+            (_, None) => return Err(ApiError::not_found(t, name)),
+            (PatchKind::Merge, Some(old)) => Some(events::stored(
+                t,
+                fields::merge_patch(&events::viewed(t, old.clone()), &patch),
+            )),
+            (PatchKind::Json, Some(old)) => Some(events::stored(
+                t,
+                json_patch::apply(&events::viewed(t, old.clone()), &patch).map_err(|e| {
+                    ApiError::new(422, "Invalid", format!("the JSON patch failed: {e}"))
+                })?,
+            )),
+        };
+        if let (Some(candidate), Some(old)) = (candidate, &old) {
+            check_version(t, name, old, &candidate)?;
+            let mut object = writer.part(t, old, candidate)?;
+            fields::record_update_of(Some(old), &mut object, manager, writer.subresource, &now());
+            return self
+                .write(t, key, Some(old.clone()), object, dry_run)
+                .map(|o| (200, o));
+        }
+        let PatchKind::Apply { force } = kind else {
+            unreachable!("only apply patches are left")
+        };
+        check_type(t, &patch)?;
+        check_name(&patch, name)?;
+        if let Some(ns) = namespace {
+            let body_ns = patch.pointer("/metadata/namespace").and_then(Value::as_str);
+            if body_ns.is_some_and(|b| b != ns) {
+                return Err(ApiError::new(
+                    400,
+                    "BadRequest",
+                    "the namespace of the provided object does not match the namespace sent on the request",
+                ));
             }
-            PatchKind::Apply { force } => {
-                check_type(t, &patch)?;
-                check_name(&patch, name)?;
-                if let Some(ns) = namespace {
-                    let body_ns = patch.pointer("/metadata/namespace").and_then(Value::as_str);
-                    if body_ns.is_some_and(|b| b != ns) {
-                        return Err(ApiError::new(
-                            400,
-                            "BadRequest",
-                            "the namespace of the provided object does not match the namespace sent on the request",
-                        ));
-                    }
-                }
-                let mut config = patch;
-                if t.status_subresource
-                    && let Some(map) = config.as_object_mut()
-                {
+        }
+        if let Some(old) = &old {
+            check_version(t, name, old, &patch)?;
+        }
+        let status_part = writer.subresource == Some("status");
+        let config = match patch.as_object() {
+            // A status apply owns nothing but status; a main apply nothing of it.
+            Some(map) if status_part => map
+                .iter()
+                .filter(|(k, _)| ["apiVersion", "kind", "status"].contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            Some(map) => {
+                let mut map = map.clone();
+                if t.status_subresource {
                     map.remove("status");
                 }
-                let applied = fields::apply(old.as_ref(), &config, manager, force, &now())
-                    .map_err(|conflicts| conflict_error(t, name, &conflicts))?;
-                let code = if old.is_some() { 200 } else { 201 };
-                self.write(t, key, old, applied, dry_run).map(|o| (code, o))
+                map
             }
-        }
-    }
-
-    pub fn delete(
-        &mut self,
-        t: &ResourceType,
-        namespace: Option<&str>,
-        name: &str,
-        dry_run: bool,
-    ) -> Reply {
-        let key = Key::new(t, namespace, name);
-        let Some(old) = self.objects.get(&key).cloned() else {
+            None => serde_json::Map::new(),
+        };
+        let config = events::stored(t, Value::Object(config));
+        if status_part && old.is_none() {
             return Err(ApiError::not_found(t, name));
+        }
+        let applied = fields::apply_to(
+            old.as_ref(),
+            &config,
+            manager,
+            writer.subresource,
+            force,
+            &now(),
+        )
+        .map_err(|conflicts| conflict_error(t, name, &conflicts))?;
+        let applied = match &old {
+            Some(old) if status_part => writer.part(t, old, applied)?,
+            _ => applied,
         };
-        if dry_run {
-            return Ok((200, present(t, old)));
-        }
-        let has_finalizers = old
-            .pointer("/metadata/finalizers")
-            .and_then(Value::as_array)
-            .is_some_and(|f| !f.is_empty());
-        if has_finalizers {
-            let mut object = old.clone();
-            if object.pointer("/metadata/deletionTimestamp").is_none() {
-                object["metadata"]["deletionTimestamp"] = Value::String(now());
-                let version = self.next_version();
-                object["metadata"]["resourceVersion"] = Value::String(version.to_string());
-                self.commit(key, Some(object.clone()), "MODIFIED");
-            }
-            return Ok((200, present(t, object)));
-        }
-        self.remove(&key);
-        Ok((200, present(t, old)))
-    }
-
-    /// Removes an object and what it owns: a namespace's objects, a CRD's custom resources.
-    fn remove(&mut self, key: &Key) {
-        let dependents: Vec<Key> = if key.group.is_empty() && key.plural == "namespaces" {
-            self.objects
-                .keys()
-                .filter(|k| k.namespace == key.name)
-                .cloned()
-                .collect()
-        } else if key.plural == "customresourcedefinitions" {
-            let crd = &self.objects[key];
-            let group = crd["spec"]["group"].as_str().unwrap_or_default();
-            let plural = crd["spec"]["names"]["plural"].as_str().unwrap_or_default();
-            self.objects
-                .keys()
-                .filter(|k| k.group == group && k.plural == plural)
-                .cloned()
-                .collect()
-        } else {
-            Vec::new()
-        };
-        for dependent in dependents {
-            self.next_version();
-            self.commit(dependent, None, "DELETED");
-        }
-        self.next_version();
-        self.reads.remove(key);
-        self.commit(key.clone(), None, "DELETED");
+        let code = if old.is_some() { 200 } else { 201 };
+        self.write(t, key, old, applied, dry_run).map(|o| (code, o))
     }
 
     /// The common end of every write: server-owned fields, status kept away from the main
@@ -574,9 +658,11 @@ impl State {
             "creationTimestamp",
             "generation",
             "deletionTimestamp",
+            "deletionGracePeriodSeconds",
         ];
         match &old {
             Some(old) => {
+                lifecycle::check_finalizers(old, &object, t)?;
                 for field in carried {
                     match old["metadata"].get(field) {
                         Some(v) => object["metadata"][field] = v.clone(),
@@ -587,27 +673,18 @@ impl State {
                         }
                     }
                 }
-                if t.status_subresource {
-                    match old.get("status") {
-                        Some(status) => object["status"] = status.clone(),
-                        None => {
-                            if let Some(m) = object.as_object_mut() {
-                                m.remove("status");
-                            }
-                        }
-                    }
-                }
-                if object.get("spec") != old.get("spec") {
+                if generation_basis(t, &object) != generation_basis(t, old) {
                     let generation = old["metadata"]["generation"].as_i64().unwrap_or(0);
                     object["metadata"]["generation"] = json!(generation + 1);
                 }
             }
             None => {
+                lifecycle::refuse_creation(self, t, &key)?;
                 self.uids += 1;
                 object["metadata"]["uid"] =
                     Value::String(format!("00000000-0000-4000-8000-{:012x}", self.uids));
                 object["metadata"]["creationTimestamp"] = Value::String(now());
-                if object.get("spec").is_some() {
+                if object.get("spec").is_some() || t.custom {
                     object["metadata"]["generation"] = json!(1);
                 }
                 if t.status_subresource
@@ -621,11 +698,7 @@ impl State {
         if let Some(m) = object["metadata"].as_object_mut() {
             m.remove("resourceVersion");
         }
-        let finalized = object.pointer("/metadata/deletionTimestamp").is_some()
-            && object
-                .pointer("/metadata/finalizers")
-                .and_then(Value::as_array)
-                .is_none_or(|f| f.is_empty());
+        let finalized = self.is_finalized(&key, &object);
         if let Some(old) = &old {
             let mut previous = old.clone();
             if let Some(m) = previous["metadata"].as_object_mut() {
@@ -645,106 +718,22 @@ impl State {
             return Ok(present(t, object));
         }
         if finalized {
-            self.remove(&key);
+            self.remove(&key, object.clone());
+            self.collect_garbage();
             return Ok(present(t, object));
         }
         let version = self.next_version();
         object["metadata"]["resourceVersion"] = Value::String(version.to_string());
         let kind = if old.is_some() { "MODIFIED" } else { "ADDED" };
         self.commit(key, Some(object.clone()), kind);
+        self.collect_garbage();
         Ok(present(t, object))
-    }
-
-    /// Moves the scripted controllers on one read.
-    fn observe(&mut self, key: &Key) {
-        let Some(object) = self.objects.get(key).cloned() else {
-            return;
-        };
-        let generation = object["metadata"]["generation"].as_i64().unwrap_or(0);
-        let entry = self.reads.entry(key.clone()).or_insert((generation, 0));
-        if entry.0 != generation {
-            *entry = (generation, 0);
-        }
-        entry.1 += 1;
-        let reads = entry.1;
-        let status = if key.group == "apps" && key.plural == "deployments" {
-            let script = self
-                .scripts
-                .rollout_for
-                .get(&(key.namespace.clone(), key.name.clone()))
-                .copied()
-                .unwrap_or(self.scripts.rollout);
-            if script == Rollout::Never && reads == 1 {
-                self.fail_pod(&object);
-            }
-            deployment_status(&object, script, reads)
-        } else if key.plural == "customresourcedefinitions" {
-            crd_status(&object, self.scripts.establish, reads)
-        } else {
-            return;
-        };
-        if object.get("status") != Some(&status) {
-            let mut object = object;
-            object["status"] = status;
-            let version = self.next_version();
-            object["metadata"]["resourceVersion"] = Value::String(version.to_string());
-            self.commit(key.clone(), Some(object), "MODIFIED");
-        }
-    }
-
-    /// A pod that cannot pull its image, and the kubelet's events about it.
-    fn fail_pod(&mut self, deployment: &Value) {
-        let namespace = deployment["metadata"]["namespace"]
-            .as_str()
-            .unwrap_or("default");
-        let name = deployment["metadata"]["name"].as_str().unwrap_or_default();
-        let image = deployment
-            .pointer("/spec/template/spec/containers/0/image")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let labels = deployment
-            .pointer("/spec/template/metadata/labels")
-            .cloned()
-            .unwrap_or(json!({}));
-        let pod_name = format!("{name}-5d8f7c6b9-x7k2p");
-        let pods = self.builtin("", "pods");
-        let pod = json!({
-            "apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": pod_name, "namespace": namespace, "labels": labels},
-            "spec": deployment.pointer("/spec/template/spec").cloned().unwrap_or(json!({})),
-        });
-        let _ = self.create(
-            &pods,
-            Some(namespace),
-            pod,
-            Writer::new("kube-controller-manager"),
-        );
-        let events = self.builtin("", "events");
-        for (i, (reason, message)) in [
-            (
-                "Failed",
-                format!("Failed to pull image \"{image}\": not found"),
-            ),
-            ("BackOff", format!("Back-off pulling image \"{image}\"")),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let event = json!({
-                "apiVersion": "v1", "kind": "Event",
-                "metadata": {"name": format!("{pod_name}.{i}"), "namespace": namespace},
-                "involvedObject": {"apiVersion": "v1", "kind": "Pod", "name": pod_name, "namespace": namespace},
-                "reason": reason, "message": message, "type": "Warning", "count": 1,
-                "lastTimestamp": format!("2025-01-01T00:00:0{i}Z"),
-                "source": {"component": "kubelet"},
-            });
-            let _ = self.create(&events, Some(namespace), event, Writer::new("kubelet"));
-        }
     }
 }
 
 /// The object as a client receives it: type information always set.
-fn present(t: &ResourceType, mut object: Value) -> Value {
+pub fn present(t: &ResourceType, object: Value) -> Value {
+    let mut object = events::viewed(t, object);
     if object.is_object() {
         object["apiVersion"] = Value::String(t.api_version());
         object["kind"] = Value::String(t.kind.clone());
@@ -767,6 +756,46 @@ fn check_type(t: &ResourceType, body: &Value) -> Result<(), ApiError> {
                 t.kind
             ),
         ));
+    }
+    Ok(())
+}
+
+/// What `metadata.generation` counts changes of: the spec of built-in kinds; everything but
+/// metadata (and status, with a status subresource) of custom resources.
+fn generation_basis(t: &ResourceType, object: &Value) -> Value {
+    if !t.custom {
+        return object.get("spec").cloned().unwrap_or(Value::Null);
+    }
+    let mut basis = object.clone();
+    if let Some(map) = basis.as_object_mut() {
+        for field in ["apiVersion", "kind", "metadata"] {
+            map.remove(field);
+        }
+        if t.status_subresource {
+            map.remove("status");
+        }
+    }
+    basis
+}
+
+/// Optimistic concurrency: a write that names a resourceVersion must name the current one.
+fn check_version(t: &ResourceType, name: &str, old: &Value, new: &Value) -> Result<(), ApiError> {
+    let wanted = new
+        .pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str);
+    let current = old
+        .pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str);
+    if wanted.is_some_and(|w| !w.is_empty() && Some(w) != current) {
+        return Err(ApiError::new(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on {} \"{name}\": the object has been modified; please apply your changes to the latest version and try again",
+                t.qualified()
+            ),
+        )
+        .about(t, name));
     }
     Ok(())
 }
@@ -878,7 +907,7 @@ pub fn is_established(crd: &Value) -> bool {
         .any(|c| c["type"] == "Established" && c["status"] == "True")
 }
 
-fn crd_status(crd: &Value, script: Establish, reads: u32) -> Value {
+pub(super) fn crd_status(crd: &Value, script: Establish, reads: u32) -> Value {
     let mut status = crd.get("status").cloned().unwrap_or(json!({}));
     let established = match script {
         Establish::AfterReads(n) => reads > n,
@@ -913,81 +942,10 @@ fn crd_status(crd: &Value, script: Establish, reads: u32) -> Value {
     status
 }
 
-fn deployment_status(deployment: &Value, script: Rollout, reads: u32) -> Value {
-    let generation = deployment["metadata"]["generation"].as_i64().unwrap_or(1);
-    let replicas = deployment["spec"]["replicas"].as_i64().unwrap_or(1);
-    let available = match script {
-        Rollout::AfterPolls(n) => reads > n,
-        Rollout::Never => false,
-    };
-    if available {
-        json!({
-            "observedGeneration": generation,
-            "replicas": replicas, "updatedReplicas": replicas,
-            "readyReplicas": replicas, "availableReplicas": replicas,
-            "conditions": [
-                {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable",
-                 "message": "Deployment has minimum availability."},
-                {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable",
-                 "message": "ReplicaSet has successfully progressed."},
-            ],
-        })
-    } else {
-        json!({
-            "observedGeneration": generation,
-            "replicas": replicas, "updatedReplicas": replicas, "unavailableReplicas": replicas,
-            "conditions": [
-                {"type": "Available", "status": "False", "reason": "MinimumReplicasUnavailable",
-                 "message": "Deployment does not have minimum availability."},
-                {"type": "Progressing", "status": "True", "reason": "ReplicaSetUpdated",
-                 "message": "ReplicaSet is progressing."},
-            ],
-        })
-    }
-}
-
-/// Label selectors (`a=b`, `a==b`, `a!=b`, `a`, `!a`) and field selectors (`path=value`,
-/// `path!=value` on dotted paths such as `involvedObject.kind`).
+/// Whether a selector pair selects `object`, read as for a built-in kind; a malformed
+/// selector selects nothing.
 pub fn selects(object: &Value, labels: Option<&str>, fields: Option<&str>) -> bool {
-    let label = |k: &str| object["metadata"]["labels"].get(k).and_then(Value::as_str);
-    let field = |path: &str| {
-        let pointer = format!("/{}", path.replace('.', "/"));
-        object.pointer(&pointer).map(|v| match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-    };
-    let terms = |s: Option<&str>| -> Vec<String> {
-        s.map(|s| {
-            s.split(',')
-                .map(str::trim)
-                .filter(|t| !t.is_empty())
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default()
-    };
-    let labels_ok = terms(labels).iter().all(|term| {
-        if let Some((k, v)) = term.split_once("!=") {
-            label(k.trim()) != Some(v.trim())
-        } else if let Some((k, v)) = term.split_once('=') {
-            label(k.trim()) == Some(v.trim_start_matches('=').trim())
-        } else if let Some(k) = term.strip_prefix('!') {
-            label(k).is_none()
-        } else {
-            label(term).is_some()
-        }
-    });
-    let fields_ok = terms(fields).iter().all(|term| {
-        if let Some((k, v)) = term.split_once("!=") {
-            field(k.trim()).as_deref() != Some(v.trim())
-        } else if let Some((k, v)) = term.split_once('=') {
-            field(k.trim()).as_deref() == Some(v.trim_start_matches('=').trim())
-        } else {
-            true
-        }
-    });
-    labels_ok && fields_ok
+    Selector::parse(labels, fields, false).is_ok_and(|s| s.matches(object))
 }
 
 /// The current time in RFC 3339, as the API server writes timestamps.
