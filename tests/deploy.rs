@@ -1033,6 +1033,8 @@ fn a_chart_with_cluster_scoped_kinds_deploys_a_role_and_a_cluster_role() {
         env.server
             .object("rbac.authorization.k8s.io", "clusterroles", None, name)
             .is_none()
+    );
+}
 
 /// Discovery documents: `/api`, `/apis`, and one group version's `/api/v1`, `/apis/G/V`.
 fn is_discovery(request: &RequestRecord) -> bool {
