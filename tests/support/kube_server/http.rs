@@ -362,11 +362,11 @@ fn respond(parts: &hyper::http::request::Parts, body: &Bytes, state: &Shared) ->
             }
             .into();
         }
-        "create" => match parse_body(&body) {
+        "create" => match parse_body(body) {
             Ok(value) => s.create(t, ns, value, writer),
             Err(e) => Err(e),
         },
-        "update" => match parse_body(&body) {
+        "update" => match parse_body(body) {
             Ok(value) => s.update(t, ns, &name, value, writer),
             Err(e) => Err(e),
         },
@@ -395,7 +395,7 @@ fn respond(parts: &hyper::http::request::Parts, body: &Bytes, state: &Shared) ->
             } else {
                 None
             };
-            match (kind, parse_body(&body)) {
+            match (kind, parse_body(body)) {
                 (Some(kind), Ok(value)) => s.patch(t, ns, &name, value, kind, writer),
                 (None, _) => Err(ApiError::new(
                     415,
@@ -405,11 +405,11 @@ fn respond(parts: &hyper::http::request::Parts, body: &Bytes, state: &Shared) ->
                 (_, Err(e)) => Err(e),
             }
         }
-        "delete" => match DeleteOptions::parse(&body, param) {
+        "delete" => match DeleteOptions::parse(body, param) {
             Ok(options) => s.delete(t, ns, &name, &options),
             Err(e) => Err(e),
         },
-        "deletecollection" => match DeleteOptions::parse(&body, param) {
+        "deletecollection" => match DeleteOptions::parse(body, param) {
             Ok(options) => s.delete_collection(
                 t,
                 ns,
