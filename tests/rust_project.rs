@@ -152,6 +152,7 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
         ".dockerignore",
         ".gitignore",
         "build/Dockerfile",
+        ".github/workflows/ci.yaml",
         "src/main.rs",
         "src/lib.rs",
         "src/api/mod.rs",
@@ -178,12 +179,29 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
     cargo(&project, CLIPPY);
     let tests = cargo(&project, &["test", "--locked"]);
     let text = String::from_utf8_lossy(&tests.stdout);
-    assert!(
-        text.contains("a_new_object_gets_the_finalizer_first ... ok"),
-        "{text}"
-    );
+    for test in [
+        "applies_the_deployment_without_a_finalizer_and_reports_progress",
+        "with_the_finalizer_a_new_object_gets_it_first",
+        "a_failed_apply_is_not_ready_at_the_current_generation_and_backs_off",
+        "refuses_a_deployment_another_controller_owns",
+        "creates_a_missing_lease_and_steps_down_when_renewals_hang",
+        "backoff_is_per_kind_and_forgets_deleted_objects",
+    ] {
+        assert!(text.contains(&format!("{test} ... ok")), "{test}: {text}");
+    }
     cargo(&project, &["fmt", "--check"]);
     assert_crdgen_matches(&project);
+    // Plain `cargo run`, as the README says, runs the operator (of two binaries).
+    let help = cargo(&project, &["run", "--quiet", "--locked", "--", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    for flag in [
+        "--max-concurrent-reconciles",
+        "--leader-election-identity",
+        "[env: POD_NAME=]",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from --help:\n{help}");
+    }
+    assert_eq!(ci_crd_check(&project).code(), Some(0));
 
     // `generate crds` after a change to the types: only the CRD file changes.
     operator_rs(&project)
@@ -202,6 +220,8 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
     );
     assert_ne!(source, edited);
     std::fs::write(&types, edited).unwrap();
+    // The CI workflow's CRD check sees the stale file too.
+    assert_eq!(ci_crd_check(&project).code(), Some(1));
     let before = read_tree(&project.join("deploy"));
     operator_rs(&project)
         .env("CARGO_TARGET_DIR", generated_target_dir())
@@ -233,6 +253,46 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
         }
     }
     assert_crdgen_matches(&project);
+}
+
+/// The generated GitHub Actions workflow runs the checks this test runs, and its CRD step
+/// (a shell script) runs here as CI would run it; returns the step's exit status.
+fn ci_crd_check(project: &Path) -> std::process::ExitStatus {
+    let workflow: serde_json::Value = operator_rs::yaml::from_str(
+        &std::fs::read_to_string(project.join(".github/workflows/ci.yaml")).unwrap(),
+    )
+    .unwrap();
+    let steps = workflow["jobs"]["check"]["steps"].as_array().unwrap();
+    let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
+    for command in [
+        "cargo fmt --check",
+        "cargo clippy --locked --all-targets -- -D warnings",
+        "cargo test --locked",
+    ] {
+        assert!(runs.contains(&command), "{command} missing from {runs:?}");
+    }
+    let script = steps
+        .iter()
+        .find(|s| s["name"] == "CRDs")
+        .and_then(|s| s["run"].as_str())
+        .expect("the workflow has a CRDs step");
+    let runner_temp = tempfile::tempdir().unwrap();
+    let output = Command::new("bash")
+        .args(["-eo", "pipefail", "-c", script])
+        .current_dir(project)
+        .env("RUNNER_TEMP", runner_temp.path())
+        .env("CARGO_TARGET_DIR", generated_target_dir())
+        .output()
+        .unwrap();
+    if !output.status.success() {
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            stdout.contains("run operator-rs generate crds"),
+            "{stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    output.status
 }
 
 /// What a user gets, for review: every file but the lock (which changes only with versions).
@@ -354,13 +414,13 @@ fn rbac_is_exactly_what_the_controller_uses() {
     assert_eq!(
         grants,
         [
-            "cache.example.com/memcacheds: list,watch,patch",
+            "cache.example.com/memcacheds: list,watch",
             "cache.example.com/memcacheds/status: patch",
             "cache.example.com/memcacheds/finalizers: update",
-            "apps/deployments: list,watch,create,patch",
+            "apps/deployments: get,list,watch,create,patch",
             "events.k8s.io/events: create,patch",
             "coordination.k8s.io/leases: create",
-            "coordination.k8s.io/leases: get,patch",
+            "coordination.k8s.io/leases: get,update",
         ]
     );
     let text = std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap();

@@ -120,6 +120,7 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
         ("src/lib.rs", "rust/src/lib.rs.tera"),
         ("src/context.rs", "rust/src/context.rs.tera"),
         ("src/bin/crdgen.rs", "rust/src/bin/crdgen.rs.tera"),
+        (".github/workflows/ci.yaml", "rust/github/ci.yaml.tera"),
     ] {
         plan.add(path, templates::render(template, &context)?);
     }

@@ -1,14 +1,20 @@
 //! Prometheus metrics of the operator, served on `/metrics`.
 //!
 //! Every controller reports under its own `controller` label, so one dashboard covers all of
-//! the operator's kinds.
+//! the operator's kinds. Every name starts with the operator's prefix
+//! ([`crate::context::METRICS_PREFIX`]): `<prefix>_reconciliations_total`,
+//! `<prefix>_reconciliation_errors_total`, `<prefix>_reconcile_duration_seconds`,
+//! `<prefix>_leader` (1 while this replica runs the controllers) and `<prefix>_build_info`
+//! (the version, always 1).
 
 use std::time::Instant;
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -31,11 +37,13 @@ pub struct Metrics {
     reconciles: Family<ControllerLabels, Counter>,
     failures: Family<ErrorLabels, Counter>,
     duration: Family<ControllerLabels, Histogram>,
+    leader: Gauge,
 }
 
-impl Default for Metrics {
-    fn default() -> Self {
-        let mut registry = Registry::with_prefix("operator");
+impl Metrics {
+    /// The metrics of an operator whose metric names start with `prefix`.
+    pub fn new(prefix: &str) -> Self {
+        let mut registry = Registry::with_prefix(prefix);
         let reconciles = Family::<ControllerLabels, Counter>::default();
         let failures = Family::<ErrorLabels, Counter>::default();
         let duration = Family::<ControllerLabels, Histogram>::new_with_constructor(|| {
@@ -56,16 +64,26 @@ impl Default for Metrics {
             "Time a reconciliation took",
             duration.clone(),
         );
+        let leader = Gauge::default();
+        registry.register(
+            "leader",
+            "1 while this replica runs the controllers: it holds the leader election Lease, or runs without leader election",
+            leader.clone(),
+        );
+        registry.register(
+            "build",
+            "The operator's version",
+            Info::new(vec![("version", env!("CARGO_PKG_VERSION"))]),
+        );
         Metrics {
             registry,
             reconciles,
             failures,
             duration,
+            leader,
         }
     }
-}
 
-impl Metrics {
     /// Counts a reconciliation and times it until the returned guard is dropped.
     pub fn reconcile(&self, controller: &str) -> ReconcileTimer {
         let labels = ControllerLabels {
@@ -76,6 +94,11 @@ impl Metrics {
             histogram: self.duration.get_or_create(&labels).clone(),
             start: Instant::now(),
         }
+    }
+
+    /// Whether this replica runs the controllers now.
+    pub fn set_leader(&self, leader: bool) {
+        self.leader.set(i64::from(leader));
     }
 
     pub fn reconcile_failure(&self, controller: &str, error: &str) {
@@ -113,23 +136,30 @@ mod tests {
 
     #[test]
     fn counts_reconciles_and_errors_per_controller() {
-        let metrics = Metrics::default();
+        let metrics = Metrics::new("my_operator");
         drop(metrics.reconcile("example"));
         metrics.reconcile_failure("example", "kube");
+        metrics.set_leader(true);
         let text = metrics.encode().unwrap();
         assert!(
-            text.contains("operator_reconciliations_total{controller=\"example\"} 1"),
+            text.contains("my_operator_reconciliations_total{controller=\"example\"} 1"),
             "{text}"
         );
         assert!(
             text.contains(
-                "operator_reconciliation_errors_total{controller=\"example\",error=\"kube\"} 1"
+                "my_operator_reconciliation_errors_total{controller=\"example\",error=\"kube\"} 1"
             ),
             "{text}"
         );
         assert!(
-            text.contains("operator_reconcile_duration_seconds_count{controller=\"example\"} 1"),
+            text.contains("my_operator_reconcile_duration_seconds_count{controller=\"example\"} 1"),
             "{text}"
         );
+        assert!(text.contains("my_operator_leader 1"), "{text}");
+        let build_info = format!(
+            "my_operator_build_info{{version=\"{}\"}} 1",
+            env!("CARGO_PKG_VERSION")
+        );
+        assert!(text.contains(&build_info), "{text}");
     }
 }

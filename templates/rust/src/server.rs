@@ -103,7 +103,7 @@ mod tests {
 
     #[tokio::test]
     async fn metrics_are_served() {
-        let router = metrics_router(Arc::new(Metrics::default()));
+        let router = metrics_router(Arc::new(Metrics::new("test")));
         assert_eq!(get_status(router, "/metrics").await, StatusCode::OK);
     }
 }
