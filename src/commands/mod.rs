@@ -11,6 +11,7 @@ mod helm_project;
 mod inputs;
 mod new;
 mod new_rust;
+mod run;
 mod undeploy;
 
 use crate::cli::{Cli, Command, CreateCommand};
@@ -26,5 +27,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Deploy(args) => deploy::run(&ui, args),
         Command::Undeploy(args) => undeploy::run(&ui, args),
         Command::Generate(command) => generate::run(&ui, command),
+        Command::Run(args) => run::run(&ui, args),
     }
 }
