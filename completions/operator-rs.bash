@@ -37,6 +37,9 @@ _operator__rs() {
             operator__rs,new)
                 cmd="operator__rs__subcmd__new"
                 ;;
+            operator__rs,run)
+                cmd="operator__rs__subcmd__run"
+                ;;
             operator__rs,undeploy)
                 cmd="operator__rs__subcmd__undeploy"
                 ;;
@@ -85,6 +88,9 @@ _operator__rs() {
             operator__rs__subcmd__help,new)
                 cmd="operator__rs__subcmd__help__subcmd__new"
                 ;;
+            operator__rs__subcmd__help,run)
+                cmd="operator__rs__subcmd__help__subcmd__run"
+                ;;
             operator__rs__subcmd__help,undeploy)
                 cmd="operator__rs__subcmd__help__subcmd__undeploy"
                 ;;
@@ -101,7 +107,7 @@ _operator__rs() {
 
     case "${cmd}" in
         operator__rs)
-            opts="-q -y -h -V --quiet --yes --help --version new create completion deploy undeploy build generate help"
+            opts="-q -y -h -V --quiet --yes --help --version new create completion deploy undeploy build run generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -373,7 +379,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__help)
-            opts="new create completion deploy undeploy build generate help"
+            opts="new create completion deploy undeploy build run generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -512,6 +518,20 @@ _operator__rs() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        operator__subcmd__rs__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         operator__subcmd__rs__subcmd__help__subcmd__undeploy)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -562,6 +582,40 @@ _operator__rs() {
                     return 0
                     ;;
                 --domain)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__run)
+            opts="-n -A -q -y -h -V --namespace --all-namespaces --release --timeout --kubeconfig --context --quiet --yes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
