@@ -35,6 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             [CompletionResult]::new('deploy', 'deploy', [CompletionResultType]::ParameterValue, 'Apply deploy/ to a cluster and wait until the operator is running')
             [CompletionResult]::new('undeploy', 'undeploy', [CompletionResultType]::ParameterValue, 'Delete what `deploy` applied (CRDs and custom resources only when asked)')
             [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Build the operator image with docker, podman or buildah (and push it with --push)')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Apply the project''s CRDs, then run its operator on this machine against the cluster until Ctrl-C')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Regenerate files of a project from its code')
             [CompletionResult]::new('template', 'template', [CompletionResultType]::ParameterValue, 'Render a chart locally as `helm template` does (in a Helm project: what the operator will install for each kind''s sample)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -178,6 +179,25 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'operator-rs;run' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace the operator watches (WATCH_NAMESPACE) [default: the last one deployed to (PROJECT), else the context''s, else "default"]')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace the operator watches (WATCH_NAMESPACE) [default: the last one deployed to (PROJECT), else the context''s, else "default"]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the CRDs to be Established, for example 90s, 5m or 1h')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Kubeconfig context to use [default: the current context]')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Watch every namespace (WATCH_NAMESPACE="")')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Watch every namespace (WATCH_NAMESPACE="")')
+            [CompletionResult]::new('--release', '--release', [CompletionResultType]::ParameterName, 'Build and run the operator with cargo''s release profile')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'operator-rs;generate' {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
@@ -248,6 +268,7 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             [CompletionResult]::new('deploy', 'deploy', [CompletionResultType]::ParameterValue, 'Apply deploy/ to a cluster and wait until the operator is running')
             [CompletionResult]::new('undeploy', 'undeploy', [CompletionResultType]::ParameterValue, 'Delete what `deploy` applied (CRDs and custom resources only when asked)')
             [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Build the operator image with docker, podman or buildah (and push it with --push)')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Apply the project''s CRDs, then run its operator on this machine against the cluster until Ctrl-C')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Regenerate files of a project from its code')
             [CompletionResult]::new('template', 'template', [CompletionResultType]::ParameterValue, 'Render a chart locally as `helm template` does (in a Helm project: what the operator will install for each kind''s sample)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -273,6 +294,9 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             break
         }
         'operator-rs;help;build' {
+            break
+        }
+        'operator-rs;help;run' {
             break
         }
         'operator-rs;help;generate' {

@@ -32,6 +32,7 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand deploy 'Apply deploy/ to a cluster and wait until the operator is running'
             cand undeploy 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
             cand build 'Build the operator image with docker, podman or buildah (and push it with --push)'
+            cand run 'Apply the project''s CRDs, then run its operator on this machine against the cluster until Ctrl-C'
             cand generate 'Regenerate files of a project from its code'
             cand template 'Render a chart locally as `helm template` does (in a Helm project: what the operator will install for each kind''s sample)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -164,6 +165,24 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'operator-rs;run'= {
+            cand -n 'Namespace the operator watches (WATCH_NAMESPACE) [default: the last one deployed to (PROJECT), else the context''s, else "default"]'
+            cand --namespace 'Namespace the operator watches (WATCH_NAMESPACE) [default: the last one deployed to (PROJECT), else the context''s, else "default"]'
+            cand --timeout 'How long to wait for the CRDs to be Established, for example 90s, 5m or 1h'
+            cand --kubeconfig 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]'
+            cand --context 'Kubeconfig context to use [default: the current context]'
+            cand -A 'Watch every namespace (WATCH_NAMESPACE="")'
+            cand --all-namespaces 'Watch every namespace (WATCH_NAMESPACE="")'
+            cand --release 'Build and run the operator with cargo''s release profile'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'operator-rs;generate'= {
             cand -q 'Print nothing but errors'
             cand --quiet 'Print nothing but errors'
@@ -228,6 +247,7 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand deploy 'Apply deploy/ to a cluster and wait until the operator is running'
             cand undeploy 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
             cand build 'Build the operator image with docker, podman or buildah (and push it with --push)'
+            cand run 'Apply the project''s CRDs, then run its operator on this machine against the cluster until Ctrl-C'
             cand generate 'Regenerate files of a project from its code'
             cand template 'Render a chart locally as `helm template` does (in a Helm project: what the operator will install for each kind''s sample)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -246,6 +266,8 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
         &'operator-rs;help;undeploy'= {
         }
         &'operator-rs;help;build'= {
+        }
+        &'operator-rs;help;run'= {
         }
         &'operator-rs;help;generate'= {
             cand crds 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'

@@ -58,6 +58,9 @@ pub enum Command {
     /// Build the operator image with docker, podman or buildah (and push it with --push)
     Build(BuildArgs),
 
+    /// Apply the project's CRDs, then run its operator on this machine against the cluster until Ctrl-C
+    Run(RunArgs),
+
     /// Regenerate files of a project from its code
     #[command(subcommand)]
     Generate(GenerateCommand),
@@ -367,4 +370,35 @@ pub struct UndeployArgs {
 
     #[command(flatten)]
     pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Namespace the operator watches (WATCH_NAMESPACE) [default: the last one deployed to (PROJECT), else the context's, else "default"]
+    #[arg(
+        long,
+        short,
+        value_name = "NAMESPACE",
+        conflicts_with = "all_namespaces"
+    )]
+    pub namespace: Option<String>,
+
+    /// Watch every namespace (WATCH_NAMESPACE="")
+    #[arg(long, short = 'A')]
+    pub all_namespaces: bool,
+
+    /// Build and run the operator with cargo's release profile
+    #[arg(long)]
+    pub release: bool,
+
+    /// How long to wait for the CRDs to be Established, for example 90s, 5m or 1h
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::duration::parse)]
+    pub timeout: Duration,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+
+    /// Arguments for the operator itself, after `--` (for example `-- --leader-elect`)
+    #[arg(last = true, value_name = "OPERATOR_ARGS")]
+    pub operator_args: Vec<String>,
 }

@@ -31,3 +31,26 @@ pub fn usage<E: fmt::Display>(error: E) -> anyhow::Error {
 pub fn is_usage(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| cause.is::<UsageError>())
 }
+
+/// A failure whose exit code is given, not 1: `run` exits with the operator's own status.
+#[derive(Debug)]
+pub struct ExitWith {
+    pub code: u8,
+    pub message: String,
+}
+
+impl fmt::Display for ExitWith {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ExitWith {}
+
+/// The process exit code for an error: its [`ExitWith`] code, 2 for usage errors, else 1.
+pub fn exit_code(error: &anyhow::Error) -> u8 {
+    if let Some(exit) = error.chain().find_map(|c| c.downcast_ref::<ExitWith>()) {
+        return exit.code;
+    }
+    if is_usage(error) { 2 } else { 1 }
+}

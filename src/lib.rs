@@ -3,6 +3,7 @@
 //! Data flows one way: [`cli`] -> [`commands`] -> domain modules. Domain modules never print;
 //! they return values and typed errors, and `commands` decides what the user sees.
 
+pub mod cargo;
 pub mod chart;
 pub mod cli;
 pub mod commands;
@@ -19,5 +20,6 @@ pub mod rbac;
 pub mod render;
 pub mod scaffold;
 pub mod schema;
+pub mod supervise;
 pub mod ui;
 pub mod yaml;

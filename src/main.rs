@@ -13,12 +13,9 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("{}", ui::render_error(&err));
-            // Usage errors exit 2, like clap's own; every other failure exits 1.
-            if error::is_usage(&err) {
-                ExitCode::from(2)
-            } else {
-                ExitCode::FAILURE
-            }
+            // Usage errors exit 2, like clap's own; `run` passes on the operator's status;
+            // every other failure exits 1.
+            ExitCode::from(error::exit_code(&err))
         }
     }
 }

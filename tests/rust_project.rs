@@ -17,14 +17,8 @@ use std::process::{Command, Output};
 use operator_rs::names::{Group, Kind, ProjectName, Version};
 use operator_rs::scaffold::rust::{RustApi, RustProject, crd_file_name, plan};
 use operator_rs::scaffold::write::create_project;
+use support::operator::generated_target_dir;
 use support::project::{deploy_files, list_entries, operator_rs, read_tree};
-
-/// The target directory shared by every generated project of the test run.
-fn generated_target_dir() -> PathBuf {
-    std::env::var_os("OPERATOR_RS_TEST_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/generated-projects"))
-}
 
 /// What a generated project must pass: clippy on every target, warnings denied.
 const CLIPPY: &[&str] = &[

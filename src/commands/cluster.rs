@@ -1,10 +1,14 @@
-//! What `deploy` and `undeploy` share: the async runtime, the connection flags, the choice of
-//! namespace, the scope of each object, and how a line about one object looks.
+//! What `deploy`, `undeploy` and `run` share: the async runtime, the connection flags, the
+//! choice of namespace, the scope of each object, applying a stage of objects, and how a line
+//! about one object looks.
 
+use anyhow::Context;
 use console::style;
+use futures::future::join_all;
+use tokio::time::Instant;
 
 use crate::cli::ClusterArgs;
-use crate::kube::{Cluster, ConnectOptions};
+use crate::kube::{Cluster, ConnectOptions, Ownership, WriteMode};
 use crate::manifests::{Bundle, Manifest, Scope};
 use crate::project::Project;
 use crate::ui::Ui;
@@ -71,6 +75,41 @@ pub fn report(ui: &Ui, object: &str, outcome: &str) {
         _ => style(outcome).dim(),
     };
     ui.info(format!("{object}: {styled}"));
+}
+
+/// Applies the objects of one stage concurrently, reports each, and waits until the CRDs among
+/// them are Established (not in a dry run, where none is created).
+pub async fn apply_stage(
+    ui: &Ui,
+    cluster: &Cluster,
+    manifests: &[&Manifest],
+    mode: WriteMode,
+    ownership: Ownership,
+    deadline: Instant,
+    waited: &str,
+) -> anyhow::Result<()> {
+    let results = join_all(manifests.iter().map(|m| cluster.apply(m, mode, ownership))).await;
+    let mut established = Vec::new();
+    for (manifest, result) in manifests.iter().zip(results) {
+        let applied = result.with_context(|| format!("cannot apply {}", manifest.origin))?;
+        report(ui, &manifest.display_name(), applied.outcome.as_str());
+        if manifest.is_crd()
+            && mode == WriteMode::Persist
+            && !crate::kube::is_established(&applied.object)
+        {
+            established.push(manifest.name().to_string());
+        }
+    }
+    if !established.is_empty() {
+        let spinner = ui.spinner("Waiting for the CustomResourceDefinitions to be Established");
+        let waits = established
+            .iter()
+            .map(|name| cluster.wait_established(name, deadline, waited));
+        let results = join_all(waits).await;
+        spinner.finish_and_clear();
+        results.into_iter().collect::<Result<Vec<()>, _>>()?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

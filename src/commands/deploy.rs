@@ -4,11 +4,10 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use futures::future::join_all;
 use tokio::time::Instant;
 
 use super::cluster::{
-    check_namespace, choose_namespace, connect_options, report, runtime, scope_of,
+    apply_stage, check_namespace, choose_namespace, connect_options, report, runtime, scope_of,
 };
 use crate::cli::{DeployArgs, DryRun};
 use crate::duration;
@@ -187,27 +186,7 @@ async fn deploy(ui: &Ui, args: &DeployArgs, plan: Plan) -> anyhow::Result<()> {
         } else {
             Ownership::Force
         };
-        let results = join_all(ready.iter().map(|m| cluster.apply(m, mode, ownership))).await;
-        let mut established = Vec::new();
-        for (manifest, result) in ready.iter().zip(results) {
-            let applied = result.with_context(|| format!("cannot apply {}", manifest.origin))?;
-            report(ui, &manifest.display_name(), applied.outcome.as_str());
-            if manifest.is_crd()
-                && mode == WriteMode::Persist
-                && !crate::kube::is_established(&applied.object)
-            {
-                established.push(manifest.name().to_string());
-            }
-        }
-        if !established.is_empty() {
-            let spinner = ui.spinner("Waiting for the CustomResourceDefinitions to be Established");
-            let waits = established
-                .iter()
-                .map(|name| cluster.wait_established(name, deadline, &waited));
-            let results = join_all(waits).await;
-            spinner.finish_and_clear();
-            results.into_iter().collect::<Result<Vec<()>, _>>()?;
-        }
+        apply_stage(ui, &cluster, &ready, mode, ownership, deadline, &waited).await?;
     }
 
     if mode == WriteMode::ServerDryRun {

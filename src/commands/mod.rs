@@ -11,6 +11,7 @@ mod helm_project;
 mod inputs;
 mod new;
 mod new_rust;
+mod run;
 mod template;
 mod undeploy;
 
@@ -28,5 +29,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Undeploy(args) => undeploy::run(&ui, args),
         Command::Generate(command) => generate::run(&ui, command),
         Command::Template(args) => template::run(&ui, args),
+        Command::Run(args) => run::run(&ui, args),
     }
 }

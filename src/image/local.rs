@@ -6,11 +6,11 @@
 //! same runtime layout, and there is one Dockerfile to maintain.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use thiserror::Error;
 
-use super::process::{self, Stream};
+use super::process::Stream;
+use crate::cargo::{self, CargoError};
 
 #[derive(Debug, Error)]
 pub enum LocalError {
@@ -45,58 +45,24 @@ pub fn cargo_build(
     root: &Path,
     on_line: &mut dyn FnMut(Stream, &str),
 ) -> Result<Vec<PathBuf>, LocalError> {
-    let mut command = Command::new("cargo");
-    command
-        .args([
-            "build",
-            "--release",
-            "--message-format=json-render-diagnostics",
-        ])
-        .current_dir(root);
-    let mut binaries = Vec::new();
-    let finished = process::run_streaming(&mut command, &mut |stream, line| match stream {
-        // stdout carries one JSON message per line; people read stderr.
-        Stream::Stdout => {
-            if let Some(path) = executable_of(line) {
-                binaries.push(path);
-            }
-            false
-        }
-        Stream::Stderr => {
-            on_line(stream, line);
-            true
-        }
-    })
-    .map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => LocalError::CargoMissing,
-        _ => LocalError::CargoSpawn(e),
-    })?;
-    if !finished.status.success() {
-        return Err(LocalError::CargoFailed {
-            status: finished.status,
-            tail: finished
-                .tail
+    let request = cargo::Build {
+        root,
+        release: true,
+        bin: None,
+    };
+    cargo::build(&request, on_line).map_err(|e| match e {
+        CargoError::Missing => LocalError::CargoMissing,
+        CargoError::Spawn(e) => LocalError::CargoSpawn(e),
+        CargoError::Failed { status, tail, .. } => LocalError::CargoFailed {
+            status,
+            tail: tail
                 .iter()
                 .map(|l| format!("    | {l}"))
                 .collect::<Vec<_>>()
                 .join("\n"),
-        });
-    }
-    binaries.sort();
-    binaries.dedup();
-    if binaries.is_empty() {
-        return Err(LocalError::NoBinaries(root.to_path_buf()));
-    }
-    Ok(binaries)
-}
-
-/// The executable of a cargo `compiler-artifact` message.
-fn executable_of(line: &str) -> Option<PathBuf> {
-    let message: serde_json::Value = serde_json::from_str(line).ok()?;
-    if message.get("reason")?.as_str()? != "compiler-artifact" {
-        return None;
-    }
-    Some(PathBuf::from(message.get("executable")?.as_str()?))
+        },
+        CargoError::NoBinaries { root, .. } => LocalError::NoBinaries(root),
+    })
 }
 
 /// A build context for the runtime-only image.
@@ -400,18 +366,6 @@ ENTRYPOINT [\"/usr/local/bin/memcached-operator\"]
             derived
                 .text
                 .contains("COPY --from=busybox:1 /bin/busybox /bin/\n")
-        );
-    }
-
-    #[test]
-    fn reads_cargo_artifacts() {
-        let line = r#"{"reason":"compiler-artifact","target":{"kind":["bin"]},"executable":"/t/release/op","fresh":false}"#;
-        assert_eq!(executable_of(line), Some(PathBuf::from("/t/release/op")));
-        let lib = r#"{"reason":"compiler-artifact","target":{"kind":["lib"]},"executable":null}"#;
-        assert_eq!(executable_of(lib), None);
-        assert_eq!(
-            executable_of(r#"{"reason":"build-finished","success":true}"#),
-            None
         );
     }
 }

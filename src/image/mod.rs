@@ -5,7 +5,7 @@
 mod builder;
 pub mod labels;
 pub mod local;
-mod process;
+pub(crate) mod process;
 mod reference;
 pub mod steps;
 

@@ -185,6 +185,20 @@ pub fn context_namespace(options: &ConnectOptions) -> Result<Option<String>, Kub
         .and_then(|c| c.namespace))
 }
 
+/// The kubeconfig a program started by operator-rs (`run`'s operator) should use to reach the
+/// same cluster: every file merged as above, with the selected context made current, so that a
+/// plain `Config::infer()` in that program picks what `--kubeconfig` and `--context` chose.
+/// `Ok(None)` when there is no kubeconfig (in a pod): the program finds the service account
+/// as we did.
+pub fn kubeconfig_for_child(options: &ConnectOptions) -> Result<Option<Kubeconfig>, KubeError> {
+    let Some(mut kubeconfig) = read_kubeconfig(options)? else {
+        return Ok(None);
+    };
+    let context = context_name(&kubeconfig, options)?;
+    kubeconfig.current_context = Some(context);
+    Ok(Some(kubeconfig))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,6 +255,16 @@ contexts:
         let err = target_err(&options).await;
         assert!(err.contains("\"staging\""), "{err}");
         assert!(err.contains("\"dev\", \"prod\""), "{err}");
+    }
+
+    #[test]
+    fn a_childs_kubeconfig_has_the_chosen_context_current() {
+        let (_dir, options) = options(Some("prod"));
+        let child = kubeconfig_for_child(&options).unwrap().unwrap();
+        assert_eq!(child.current_context.as_deref(), Some("prod"));
+        assert_eq!(child.contexts.len(), 2);
+        let (_dir, options) = self::options(Some("staging"));
+        assert!(kubeconfig_for_child(&options).is_err());
     }
 
     async fn target_err(options: &ConnectOptions) -> String {

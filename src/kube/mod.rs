@@ -14,7 +14,7 @@ mod wait;
 
 pub use apply::{Applied, Outcome, Ownership, WriteMode};
 pub use cluster::{Cluster, FIELD_MANAGER, Served};
-pub use connect::{ConnectOptions, context_namespace};
+pub use connect::{ConnectOptions, context_namespace, kubeconfig_for_child};
 pub use delete::{CustomResource, Deleted};
 pub use error::{Action, Endpoint, KubeError};
 pub use wait::{Rollout, RolloutReport, RolloutState, is_established, rollout_of};

@@ -13,6 +13,7 @@ pub mod kube_server;
 pub mod oci;
 pub mod oci_push;
 pub mod openapi;
+pub mod operator;
 pub mod project;
 pub mod registry;
 pub mod tools;

@@ -1,0 +1,220 @@
+//! `operator-rs run`: the local loop of `make run` in operator-sdk projects. The project's CRDs
+//! are applied to the cluster (server-side apply, then a wait until Established), and the
+//! operator runs on this machine against that cluster, in the foreground, until Ctrl-C or
+//! SIGTERM, which it is passed on to; its exit status becomes ours.
+
+use std::path::{Path, PathBuf};
+
+use tokio::time::Instant;
+
+use super::cluster::{apply_stage, check_namespace, choose_namespace, connect_options, runtime};
+use crate::cargo;
+use crate::cli::RunArgs;
+use crate::duration;
+use crate::error::{ExitWith, usage};
+use crate::kube::{Cluster, Ownership, WriteMode};
+use crate::manifests::{self, Manifest};
+use crate::project::{self, Project, ProjectType};
+use crate::supervise::{self, Stop};
+use crate::ui::Ui;
+
+pub fn run(ui: &Ui, args: RunArgs) -> anyhow::Result<()> {
+    if let Some(namespace) = &args.namespace {
+        check_namespace(namespace)?;
+    }
+    let (root, project) = project::load_current().map_err(usage)?;
+    match project.project_type {
+        ProjectType::Rust => runtime()?.block_on(run_rust(ui, &args, &root, &project)),
+        ProjectType::Helm => Err(helm_runtime_missing(&root)),
+    }
+}
+
+/// A Helm project's operator is the helm-operator image, which cannot run on this machine;
+/// this is the one place that changes when operator-rs has a Helm runtime of its own.
+fn helm_runtime_missing(root: &Path) -> anyhow::Error {
+    usage(format!(
+        "{} is a Helm project, and `operator-rs run` runs Rust operators only for now: a Helm project's operator is the helm-operator image, which needs a cluster to run in; build the image with `operator-rs build IMAGE --push` and run it in the cluster with `operator-rs deploy`",
+        root.display()
+    ))
+}
+
+/// Which namespaces the operator watches, as `WATCH_NAMESPACE` says it.
+fn watch_namespace(args: &RunArgs, namespace: &str) -> String {
+    if args.all_namespaces {
+        String::new()
+    } else {
+        namespace.to_string()
+    }
+}
+
+async fn run_rust(ui: &Ui, args: &RunArgs, root: &Path, project: &Project) -> anyhow::Result<()> {
+    let options = connect_options(&args.cluster);
+    let cluster = Cluster::connect(&options).await?;
+    let namespace = choose_namespace(
+        args.namespace.as_deref(),
+        project,
+        cluster.context_namespace.as_deref(),
+    );
+    check_namespace(&namespace)?;
+    let watched = watch_namespace(args, &namespace);
+    ui.headline(format!(
+        "Running {} on this machine against {}, watching {}",
+        project.project_name,
+        cluster.endpoint,
+        if watched.is_empty() {
+            "every namespace".to_string()
+        } else {
+            format!("namespace \"{watched}\"")
+        }
+    ));
+
+    let bundle = manifests::load(root, project, false)?;
+    let crds: Vec<&Manifest> = bundle.all().filter(|m| m.is_crd()).collect();
+    let waited = duration::display(args.timeout);
+    let deadline = Instant::now() + args.timeout;
+    apply_stage(
+        ui,
+        &cluster,
+        &crds,
+        WriteMode::Persist,
+        Ownership::Force,
+        deadline,
+        &waited,
+    )
+    .await?;
+    drop(cluster);
+
+    let binary = build_operator(ui, root, project, args.release)?;
+    let kubeconfig = ChildKubeconfig::write(&args.cluster)?;
+    let mut command = tokio::process::Command::new(&binary);
+    command
+        .args(&args.operator_args)
+        .current_dir(root)
+        .env("WATCH_NAMESPACE", &watched)
+        // The Lease of `-- --leader-elect` goes where the deployed operator keeps it.
+        .env("POD_NAMESPACE", &namespace);
+    if let Some(path) = kubeconfig.path() {
+        command.env("KUBECONFIG", path);
+    }
+    ui.info(format!(
+        "Starting {} (Ctrl-C stops it)",
+        relative_to(&binary, root).display()
+    ));
+    let status = supervise::run(command, &mut |stop| match stop {
+        Stop::Forwarded(signal) => ui.info(format!(
+            "{signal}: stopping the operator (Ctrl-C again kills it)"
+        )),
+        Stop::Killed => ui.warn("killed the operator (SIGKILL)"),
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("cannot run the operator {}: {e}", binary.display()))?;
+    drop(kubeconfig);
+    let code = supervise::shell_code(status);
+    if code == 0 {
+        ui.info("The operator stopped.");
+        return Ok(());
+    }
+    Err(ExitWith {
+        code: u8::try_from(code).unwrap_or(1),
+        message: format!("the operator exited with {status}"),
+    }
+    .into())
+}
+
+/// Builds the project's operator binary, cargo's output streaming to stderr, and returns it.
+fn build_operator(
+    ui: &Ui,
+    root: &Path,
+    project: &Project,
+    release: bool,
+) -> anyhow::Result<PathBuf> {
+    // The package and its operator binary are named after the project; `crdgen` is the other.
+    let request = cargo::Build {
+        root,
+        release,
+        bin: Some(&project.project_name),
+    };
+    ui.info(format!("Building the operator: {}", request.describe()));
+    let binaries = cargo::build(&request, &mut |_, line| ui.passthrough(line))?;
+    let wanted = std::ffi::OsStr::new(&project.project_name);
+    binaries
+        .iter()
+        .find(|b| b.file_stem() == Some(wanted))
+        .cloned()
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "`{}` built no binary named {}: the operator's binary must be named after the project ([[bin]] or the package name in Cargo.toml)",
+                request.describe(),
+                project.project_name
+            )
+        })
+}
+
+fn relative_to<'a>(path: &'a Path, root: &Path) -> &'a Path {
+    path.strip_prefix(root).unwrap_or(path)
+}
+
+/// The kubeconfig the operator reads. Without `--kubeconfig` and `--context` the operator
+/// finds the same one we did and nothing is written; otherwise a copy with the chosen context
+/// current goes to a private temporary directory, removed when the operator has stopped.
+struct ChildKubeconfig {
+    dir: Option<tempfile::TempDir>,
+}
+
+impl ChildKubeconfig {
+    fn write(args: &crate::cli::ClusterArgs) -> anyhow::Result<ChildKubeconfig> {
+        if args.kubeconfig.is_none() && args.context.is_none() {
+            return Ok(ChildKubeconfig { dir: None });
+        }
+        let Some(kubeconfig) = crate::kube::kubeconfig_for_child(&connect_options(args))? else {
+            return Ok(ChildKubeconfig { dir: None });
+        };
+        // tempfile creates the directory readable by its owner only: the copy holds credentials.
+        let dir = tempfile::Builder::new()
+            .prefix("operator-rs-run-")
+            .tempdir()?;
+        // JSON is YAML, and kube serialises its own Kubeconfig type to JSON faithfully.
+        let text = serde_json::to_string_pretty(&kubeconfig)?;
+        crate::fsutil::write_atomic(&dir.path().join("kubeconfig"), text.as_bytes())?;
+        Ok(ChildKubeconfig { dir: Some(dir) })
+    }
+
+    fn path(&self) -> Option<PathBuf> {
+        self.dir.as_ref().map(|d| d.path().join("kubeconfig"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn run_args(extra: &[&str]) -> RunArgs {
+        let cli = crate::cli::Cli::parse_from([&["operator-rs", "run"], extra].concat());
+        match cli.command {
+            crate::cli::Command::Run(args) => args,
+            other => panic!("not run: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn watches_the_namespace_or_everything() {
+        assert_eq!(watch_namespace(&run_args(&["-n", "team"]), "team"), "team");
+        assert_eq!(watch_namespace(&run_args(&["-A"]), "default"), "");
+    }
+
+    #[test]
+    fn operator_arguments_follow_the_double_dash() {
+        let args = run_args(&["--release", "--", "--leader-elect", "-n", "x"]);
+        assert!(args.release);
+        assert_eq!(args.namespace, None);
+        assert_eq!(args.operator_args, ["--leader-elect", "-n", "x"]);
+    }
+
+    #[test]
+    fn helm_projects_are_a_usage_error_pointing_at_deploy() {
+        let err = helm_runtime_missing(Path::new("/p"));
+        assert!(crate::error::is_usage(&err));
+        assert!(err.to_string().contains("operator-rs deploy"), "{err}");
+    }
+}

@@ -1,0 +1,181 @@
+//! Running operators as real processes in tests: the shared target directory generated projects
+//! build in, a guard that stops a process (and the processes it started) by PID on every exit
+//! path, panics included, and polling with a deadline.
+
+use std::cell::{Cell, RefCell};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// The target directory shared by every generated project of the test run, so the
+/// dependencies of generated projects (kube, axum, tokio...) are compiled once.
+pub fn generated_target_dir() -> PathBuf {
+    std::env::var_os("OPERATOR_RS_TEST_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/generated-projects"))
+}
+
+/// A process started by a test, its output in files read on failure. Dropping it kills it and
+/// its children by PID (SIGKILL), so no test leaves an operator behind.
+pub struct Running {
+    pub name: String,
+    child: RefCell<Child>,
+    pid: u32,
+    log_dir: tempfile::TempDir,
+    status: Cell<Option<ExitStatus>>,
+}
+
+impl Running {
+    /// Spawns `command` with stdin closed and stdout/stderr captured.
+    pub fn spawn(name: &str, command: &mut Command) -> Running {
+        let log_dir = tempfile::tempdir().expect("a directory for the logs");
+        let stdout = std::fs::File::create(log_dir.path().join("stdout")).expect("stdout file");
+        let stderr = std::fs::File::create(log_dir.path().join("stderr")).expect("stderr file");
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(stderr)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
+        Running {
+            name: name.to_string(),
+            pid: child.id(),
+            child: RefCell::new(child),
+            log_dir,
+            status: Cell::new(None),
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    pub fn stdout(&self) -> String {
+        std::fs::read_to_string(self.log_dir.path().join("stdout")).unwrap_or_default()
+    }
+
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(self.log_dir.path().join("stderr")).unwrap_or_default()
+    }
+
+    /// Both outputs, for assertion messages.
+    pub fn logs(&self) -> String {
+        format!(
+            "--- {} stdout\n{}\n--- {} stderr\n{}",
+            self.name,
+            self.stdout(),
+            self.name,
+            self.stderr()
+        )
+    }
+
+    /// The exit status if it has exited (reaping it).
+    pub fn exited(&self) -> Option<ExitStatus> {
+        if self.status.get().is_none() {
+            self.status
+                .set(self.child.borrow_mut().try_wait().expect("try_wait"));
+        }
+        self.status.get()
+    }
+
+    /// Panics with the logs if the process has exited.
+    pub fn assert_running(&self) {
+        if let Some(status) = self.exited() {
+            panic!("{} exited with {status}\n{}", self.name, self.logs());
+        }
+    }
+
+    /// Sends `signal` (for example "TERM") with the real `kill`.
+    pub fn signal(&self, signal: &str) {
+        send_signal(self.pid(), signal);
+    }
+
+    /// Waits until it exits; panics with the logs when `deadline` passes first.
+    pub fn wait_exit(&self, deadline: Duration) -> ExitStatus {
+        let until = Instant::now() + deadline;
+        loop {
+            if let Some(status) = self.exited() {
+                return status;
+            }
+            assert!(
+                Instant::now() < until,
+                "{} did not exit within {deadline:?}\n{}",
+                self.name,
+                self.logs()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The PIDs of its direct children (Linux /proc), for example the operator `run` started.
+    pub fn children(&self) -> Vec<u32> {
+        children_of(self.pid())
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.exited().is_some() {
+            return;
+        }
+        // Children first: `operator-rs run` puts the operator in a process group of its own,
+        // so killing `run` alone would leave the operator running.
+        for child in children_of(self.pid()) {
+            send_signal(child, "KILL");
+        }
+        let mut child = self.child.borrow_mut();
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+/// The direct children of `pid`, from /proc.
+pub fn children_of(pid: u32) -> Vec<u32> {
+    let path = format!("/proc/{pid}/task/{pid}/children");
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+/// True while `pid` exists and is not a zombie.
+pub fn is_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name in parentheses: "123 (name) S ...".
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
+    }
+}
+
+fn send_signal(pid: u32, signal: &str) {
+    let _ = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status();
+}
+
+/// Polls `probe` every 100 ms until it returns `Some`, or panics with `what` and the result of
+/// `context` once `deadline` has passed. Deadlines are generous: they only bound a failure.
+pub fn wait_for<T>(
+    what: &str,
+    deadline: Duration,
+    mut probe: impl FnMut() -> Option<T>,
+    context: impl Fn() -> String,
+) -> T {
+    let until = Instant::now() + deadline;
+    loop {
+        if let Some(value) = probe() {
+            return value;
+        }
+        assert!(
+            Instant::now() < until,
+            "timed out after {deadline:?} waiting for {what}\n{}",
+            context()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
