@@ -185,6 +185,7 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the CRDs to be Established, for example 90s, 5m or 1h')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Kubeconfig context to use [default: the current context]')
+            [CompletionResult]::new('--cache-dir', '--cache-dir', [CompletionResultType]::ParameterName, 'Cache directory, as kubectl''s: API discovery is kept in DIR/discovery/ for six hours [default: $KUBECACHEDIR, else ~/.kube/cache]')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Watch every namespace (WATCH_NAMESPACE="")')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Watch every namespace (WATCH_NAMESPACE="")')
             [CompletionResult]::new('--release', '--release', [CompletionResultType]::ParameterName, 'Build and run the operator with cargo''s release profile')

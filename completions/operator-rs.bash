@@ -40,6 +40,9 @@ _operator__rs() {
             operator__rs,run)
                 cmd="operator__rs__subcmd__run"
                 ;;
+            operator__rs,template)
+                cmd="operator__rs__subcmd__template"
+                ;;
             operator__rs,undeploy)
                 cmd="operator__rs__subcmd__undeploy"
                 ;;
@@ -91,6 +94,9 @@ _operator__rs() {
             operator__rs__subcmd__help,run)
                 cmd="operator__rs__subcmd__help__subcmd__run"
                 ;;
+            operator__rs__subcmd__help,template)
+                cmd="operator__rs__subcmd__help__subcmd__template"
+                ;;
             operator__rs__subcmd__help,undeploy)
                 cmd="operator__rs__subcmd__help__subcmd__undeploy"
                 ;;
@@ -107,7 +113,7 @@ _operator__rs() {
 
     case "${cmd}" in
         operator__rs)
-            opts="-q -y -h -V --quiet --yes --help --version new create completion deploy undeploy build run generate help"
+            opts="-q -y -h -V --quiet --yes --help --version new create completion deploy undeploy build run generate template help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -183,7 +189,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__create__subcmd__api)
-            opts="-q -y -h -V --api-version --kind --plural --helm-chart --helm-chart-version --helm-chart-repo --plain-http --quiet --yes --help --version"
+            opts="-q -y -h -V --api-version --kind --plural --helm-chart --set-chart-version --helm-chart-version --helm-chart-repo --plain-http --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -202,6 +208,10 @@ _operator__rs() {
                     return 0
                     ;;
                 --helm-chart)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-chart-version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -263,7 +273,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__deploy)
-            opts="-n -q -y -h -V --namespace --image --with-sample --dry-run --no-wait --timeout --create-namespace --kubeconfig --context --quiet --yes --help --version"
+            opts="-n -q -y -h -V --namespace --image --with-sample --dry-run --no-wait --timeout --create-namespace --kubeconfig --context --cache-dir --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -298,6 +308,10 @@ _operator__rs() {
                     return 0
                     ;;
                 --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -379,7 +393,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__help)
-            opts="new create completion deploy undeploy build run generate help"
+            opts="new create completion deploy undeploy build run generate template help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -532,6 +546,20 @@ _operator__rs() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        operator__subcmd__rs__subcmd__help__subcmd__template)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         operator__subcmd__rs__subcmd__help__subcmd__undeploy)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -547,7 +575,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__new)
-            opts="-q -y -h -V --type --api-version --kind --plural --helm-chart --helm-chart-version --helm-chart-repo --plain-http --domain --quiet --yes --help --version"
+            opts="-q -y -h -V --type --api-version --kind --plural --helm-chart --set-chart-version --helm-chart-version --helm-chart-repo --plain-http --domain --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -573,6 +601,10 @@ _operator__rs() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --set-chart-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --helm-chart-version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -593,7 +625,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__run)
-            opts="-n -A -q -y -h -V --namespace --all-namespaces --release --timeout --kubeconfig --context --quiet --yes --help --version"
+            opts="-n -A -q -y -h -V --namespace --all-namespaces --release --timeout --kubeconfig --context --cache-dir --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -616,6 +648,80 @@ _operator__rs() {
                     return 0
                     ;;
                 --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__template)
+            opts="-f -n -a -s -q -y -h -V --values --set --name --namespace --kube-version --api-versions --show-only --include-crds --cr --chart-version --repo --plain-http --quiet --yes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --values)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-versions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -a)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --show-only)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chart-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --repo)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -627,7 +733,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__undeploy)
-            opts="-n -q -y -h -V --namespace --include-crds --force --no-wait --timeout --kubeconfig --context --quiet --yes --help --version"
+            opts="-n -q -y -h -V --namespace --include-crds --force --delete-custom-resources --keep-custom-resources --no-wait --timeout --kubeconfig --context --cache-dir --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -650,6 +756,10 @@ _operator__rs() {
                     return 0
                     ;;
                 --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

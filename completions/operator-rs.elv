@@ -171,6 +171,7 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand --timeout 'How long to wait for the CRDs to be Established, for example 90s, 5m or 1h'
             cand --kubeconfig 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]'
             cand --context 'Kubeconfig context to use [default: the current context]'
+            cand --cache-dir 'Cache directory, as kubectl''s: API discovery is kept in DIR/discovery/ for six hours [default: $KUBECACHEDIR, else ~/.kube/cache]'
             cand -A 'Watch every namespace (WATCH_NAMESPACE="")'
             cand --all-namespaces 'Watch every namespace (WATCH_NAMESPACE="")'
             cand --release 'Build and run the operator with cargo''s release profile'

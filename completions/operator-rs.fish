@@ -36,6 +36,7 @@ complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "undeploy" -
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "build" -d 'Build the operator image with docker, podman or buildah (and push it with --push)'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "run" -d 'Apply the project\'s CRDs, then run its operator on this machine against the cluster until Ctrl-C'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "generate" -d 'Regenerate files of a project from its code'
+complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "template" -d 'Render a chart locally as `helm template` does (in a Helm project: what the operator will install for each kind\'s sample)'
 complete -c operator-rs -n "__fish_operator_rs_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l type -d 'Kind of project to create' -r -f -a "rust\t'A kube-rs controller written in Rust'
 helm\t'The helm-operator image reconciling a Helm chart'"
@@ -43,6 +44,7 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l api-vers
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l kind -d 'The Kind, in CamelCase [default for Helm: the chart name in CamelCase]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l plural -d 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart -d 'Helm projects: the chart for the Kind: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l set-chart-version -d 'Helm projects: write this semver version (and, if that is not valid either, appVersion) into the copied Chart.yaml of an unreleased --helm-chart whose version Helm cannot load, such as rancher\'s %VERSION%' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart-version -d 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart-repo -d 'Chart repository URL to find --helm-chart in, like `helm install --repo`' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l domain -d 'Domain for default API groups' -r
@@ -61,6 +63,7 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fi
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l kind -d 'The Kind, in CamelCase [default for Helm: the chart name in CamelCase]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l plural -d 'Resource plural of the Kind [default: the English plural of the Kind, lower-case]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l helm-chart -d 'Helm projects: the chart for the Kind: a directory, .tgz, repo/name (after `helm repo add`), URL of a .tgz, or oci:// reference [default: a starter chart like `helm create`]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l set-chart-version -d 'Helm projects: write this semver version (and, if that is not valid either, appVersion) into the copied Chart.yaml of an unreleased --helm-chart whose version Helm cannot load, such as rancher\'s %VERSION%' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l helm-chart-version -d 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l helm-chart-repo -d 'Chart repository URL to find --helm-chart in, like `helm install --repo`' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand create; and __fish_seen_subcommand_from api" -l plain-http -d 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)'
@@ -83,6 +86,7 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l creat
 false\t''"
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l kubeconfig -d 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]' -r -F
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l context -d 'Kubeconfig context to use [default: the current context]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l cache-dir -d 'Cache directory, as kubectl\'s: API discovery is kept in DIR/discovery/ for six hours [default: $KUBECACHEDIR, else ~/.kube/cache]' -r -F
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l with-sample -d 'Also apply the sample custom resource of every API (deploy/crds/*_cr.yaml)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -l no-wait -d 'Return once applied, without waiting for the operator to be rolled out'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand deploy" -s q -l quiet -d 'Print nothing but errors'
@@ -93,8 +97,11 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s n -
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l timeout -d 'How long to wait for the objects to be gone, for example 90s, 5m or 1h' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l kubeconfig -d 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]' -r -F
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l context -d 'Kubeconfig context to use [default: the current context]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l cache-dir -d 'Cache directory, as kubectl\'s: API discovery is kept in DIR/discovery/ for six hours [default: $KUBECACHEDIR, else ~/.kube/cache]' -r -F
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l include-crds -d 'Also delete the CustomResourceDefinitions, and with them every custom resource of their kinds'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l force -d 'With --include-crds: delete even when custom resources exist, without asking'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l delete-custom-resources -d 'Delete the custom resources the operator watches first, wait until the operator has finished them (a Helm operator uninstalls their releases), then remove the operator'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l keep-custom-resources -d 'Remove the operator even though custom resources with its finalizer exist; they stay, undeletable until an operator runs again'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -l no-wait -d 'Return once deletion is requested, without waiting for the objects to be gone'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s q -l quiet -d 'Print nothing but errors'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand undeploy" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
@@ -118,6 +125,7 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -s n -l nam
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -l timeout -d 'How long to wait for the CRDs to be Established, for example 90s, 5m or 1h' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -l kubeconfig -d 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]' -r -F
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -l context -d 'Kubeconfig context to use [default: the current context]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -l cache-dir -d 'Cache directory, as kubectl\'s: API discovery is kept in DIR/discovery/ for six hours [default: $KUBECACHEDIR, else ~/.kube/cache]' -r -F
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -s A -l all-namespaces -d 'Watch every namespace (WATCH_NAMESPACE="")'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -l release -d 'Build and run the operator with cargo\'s release profile'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -s q -l quiet -d 'Print nothing but errors'
@@ -137,14 +145,31 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from crds" -s V -l version -d 'Print version'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "crds" -d 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate help" -f -a "new" -d 'Create a new operator project'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate help" -f -a "create" -d 'Add to an existing project'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate help" -f -a "completion" -d 'Print a shell completion script'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate help" -f -a "deploy" -d 'Apply deploy/ to a cluster and wait until the operator is running'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate help" -f -a "undeploy" -d 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate help" -f -a "build" -d 'Build the operator image with docker, podman or buildah (and push it with --push)'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate help" -f -a "run" -d 'Apply the project\'s CRDs, then run its operator on this machine against the cluster until Ctrl-C'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate help" -f -a "generate" -d 'Regenerate files of a project from its code'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s f -l values -d 'A values file (YAML); several are merged in order, later ones win' -r -F
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l set -d 'A value on the command line, in Helm\'s syntax (a.b=c, list[0]=x, l={a,b}, commas between pairs); after -f' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l name -d 'The release name [default: release-name, or in a Helm project the custom resource\'s name]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s n -l namespace -d 'The release namespace [default: default, or in a Helm project the custom resource\'s]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l kube-version -d 'The Kubernetes version for .Capabilities.KubeVersion (for example 1.33 or v1.33.4)' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s a -l api-versions -d 'An API version for .Capabilities.APIVersions, as group/version or group/version/Kind (repeatable)' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s s -l show-only -d 'Print only the manifests of these templates (paths inside the chart, globs allowed, for example templates/deployment.yaml)' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l cr -d 'In a Helm project: render with this custom resource (YAML) instead of each kind\'s sample' -r -F
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l chart-version -d 'Version of a remote CHART: exact (2.9.1) or a constraint (~2.9) [default: the newest release]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l repo -d 'Chart repository URL to find CHART in, like `helm template --repo`' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l include-crds -d 'Print the chart\'s crds/ too'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l plain-http -d 'Use plain HTTP, not HTTPS, for an oci:// CHART (a registry without TLS)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s h -l help -d 'Print help'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate template help" -f -a "new" -d 'Create a new operator project'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate template help" -f -a "create" -d 'Add to an existing project'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate template help" -f -a "completion" -d 'Print a shell completion script'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate template help" -f -a "deploy" -d 'Apply deploy/ to a cluster and wait until the operator is running'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate template help" -f -a "undeploy" -d 'Delete what `deploy` applied (CRDs and custom resources only when asked)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate template help" -f -a "build" -d 'Build the operator image with docker, podman or buildah (and push it with --push)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate template help" -f -a "run" -d 'Apply the project\'s CRDs, then run its operator on this machine against the cluster until Ctrl-C'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate template help" -f -a "generate" -d 'Regenerate files of a project from its code'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate template help" -f -a "template" -d 'Render a chart locally as `helm template` does (in a Helm project: what the operator will install for each kind\'s sample)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate template help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and __fish_seen_subcommand_from create" -f -a "api" -d 'Add a Kind (with its chart or controller) to the project in this directory or above'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and __fish_seen_subcommand_from generate" -f -a "crds" -d 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'

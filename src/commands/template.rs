@@ -36,7 +36,7 @@ pub fn run(ui: &Ui, args: TemplateArgs) -> anyhow::Result<()> {
                 plain_http: args.plain_http,
             };
             // The output is the manifests alone: nothing about fetching goes to stdout.
-            let chart = load_user_chart(&Ui::new(true, true), Some(reference), &remote)?
+            let chart = load_user_chart(&Ui::new(true, true), Some(reference), None, &remote)?
                 .ok_or_else(|| usage("no chart given"))?;
             let node = ChartNode::load(&chart, Path::new(reference).is_dir())
                 .with_context(|| format!("chart {reference}"))?;
