@@ -97,7 +97,7 @@ fn charts_with_a_values_schema_use_it() {
         .filter(|chart| chart.has_values_schema)
         .map(|chart| chart.name)
         .collect();
-    assert_eq!(with_schema, ["alertmanager", "rancher"]);
+    assert_eq!(with_schema, ["alertmanager", "rancher", "redis"]);
 }
 
 /// A path (through `properties` only) to an integer or boolean in the schema that the
