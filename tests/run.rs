@@ -94,7 +94,6 @@ fn run_applies_the_crd_runs_the_operator_and_stops_it_on_sigterm() {
 }
 
 #[test]
-#[ignore = "needs the test server of the kube-server branch (JSON patch, for the finalizer) or the operator of rust-operator (no finalizer): un-ignore when either is merged"]
 fn run_applies_the_crd_and_the_operator_reconciles_the_sample_until_sigterm() {
     run_flow(true);
 }
