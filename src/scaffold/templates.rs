@@ -1,7 +1,7 @@
 //! The templates under `templates/`, embedded at compile time so an installed binary works from
 //! any directory. Files ending in `.tera` are rendered; every other file is copied as it is.
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use include_dir::{Dir, include_dir};
 use thiserror::Error;
@@ -16,39 +16,50 @@ pub enum TemplateError {
     Missing(String),
 }
 
-fn engine() -> &'static Result<tera::Tera, String> {
-    static ENGINE: OnceLock<Result<tera::Tera, String>> = OnceLock::new();
+/// The parsed templates, added on first use: parsing every embedded template at start-up was a
+/// large share of `new`'s time, and one command renders the templates of one project type only.
+fn engine() -> &'static Mutex<tera::Tera> {
+    static ENGINE: OnceLock<Mutex<tera::Tera>> = OnceLock::new();
     ENGINE.get_or_init(|| {
         let mut tera = tera::Tera::default();
-        // Generated files are YAML, Rust and Markdown, never HTML.
         tera.autoescape_on(vec![]);
-        let mut sources = Vec::new();
-        collect(&TEMPLATES, &mut sources);
-        tera.add_raw_templates(sources)
-            .map_err(|e| format!("{e:?}"))?;
-        Ok(tera)
+        Mutex::new(tera)
     })
 }
 
-fn collect(dir: &'static Dir<'static>, out: &mut Vec<(String, String)>) {
-    for file in dir.files() {
-        let path = file.path().to_string_lossy().replace('\\', "/");
-        if path.ends_with(".tera")
-            && let Some(text) = file.contents_utf8()
-        {
-            out.push((path, text.to_string()));
-        }
+/// Adds `name` and the templates it includes (`{% include "..." %}`) to `tera`, once.
+fn load(tera: &mut tera::Tera, name: &str) -> Result<(), TemplateError> {
+    if tera.get_template_names().any(|loaded| loaded == name) {
+        return Ok(());
     }
-    for sub in dir.dirs() {
-        collect(sub, out);
+    let text = TEMPLATES
+        .get_file(name)
+        .and_then(|file| file.contents_utf8())
+        .ok_or_else(|| TemplateError::Missing(name.to_string()))?;
+    tera.add_raw_template(name, text)
+        .map_err(|e| TemplateError::Render(name.to_string(), format!("{e:?}")))?;
+    for included in includes(text) {
+        load(tera, included)?;
     }
+    Ok(())
 }
 
-/// Renders `templates/<name>` (a path ending in `.tera`).
+/// The names a template includes.
+fn includes(text: &str) -> impl Iterator<Item = &str> {
+    text.split("{%").skip(1).filter_map(|tag| {
+        let tag = tag.trim_start_matches('-').trim_start();
+        let rest = tag.strip_prefix("include")?.trim_start();
+        let rest = rest.strip_prefix('"')?;
+        rest.split('"').next()
+    })
+}
+
 pub fn render(name: &str, context: &tera::Context) -> Result<String, TemplateError> {
-    let tera = engine()
-        .as_ref()
-        .map_err(|e| TemplateError::Render(name.to_string(), e.clone()))?;
+    // A poisoned lock only means another render panicked; the parsed templates are intact.
+    let mut tera = engine()
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    load(&mut tera, name)?;
     tera.render(name, context).map_err(|e| {
         let mut message = e.to_string();
         let mut source = std::error::Error::source(&e);
@@ -93,4 +104,37 @@ pub fn raw_tree(dir: &str) -> Result<std::collections::BTreeMap<String, Vec<u8>>
     }
     walk(root, dir, &mut files);
     Ok(files)
+}
+
+#[cfg(test)]
+mod parse_tests {
+    use super::*;
+
+    /// Templates are parsed on first use, so this test is what still finds a broken one early.
+    #[test]
+    fn every_embedded_template_parses_with_its_includes() {
+        fn names(dir: &'static Dir<'static>, out: &mut Vec<String>) {
+            for file in dir.files() {
+                let path = file.path().to_string_lossy().replace('\\', "/");
+                if path.ends_with(".tera") {
+                    out.push(path);
+                }
+            }
+            for sub in dir.dirs() {
+                names(sub, out);
+            }
+        }
+        let mut all = Vec::new();
+        names(&TEMPLATES, &mut all);
+        assert!(all.len() > 10, "{all:?}");
+        let mut tera = tera::Tera::default();
+        for name in &all {
+            load(&mut tera, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        assert_eq!(
+            includes(r#"a {% include "x/y.tera" %} b {%- include "z.tera" -%}"#)
+                .collect::<Vec<_>>(),
+            ["x/y.tera", "z.tera"]
+        );
+    }
 }
