@@ -67,22 +67,20 @@ pub fn verdict(dir: &Path) -> Option<Verdict> {
     })
 }
 
-const RENDER: &str = r#"
-import json, sys, helm_python
-chart = helm_python.Chart.load(sys.argv[1])
-print(json.dumps(chart.render({}, name="sample", namespace="default")))
-"#;
-
 /// The chart at `dir` rendered with its default values (release "sample" in "default"):
 /// every object of every template. `None` without the venv.
 pub fn render_objects(dir: &Path) -> Option<Vec<Value>> {
-    let rendered = python(RENDER, &[dir])?;
+    let mut oracle = super::helm_oracle::HelmOracle::start()?;
+    let request = super::helm_oracle::RenderRequest::new(dir).release("sample", "default");
+    let rendered = oracle
+        .render(&request)
+        .unwrap_or_else(|e| panic!("Helm cannot render {}: {e}", dir.display()));
     let mut objects = Vec::new();
-    for (template, text) in rendered.as_object().expect("template -> text") {
+    for (template, text) in &rendered {
         if !template.ends_with(".yaml") {
             continue;
         }
-        let documents: Vec<Value> = serde_saphyr::from_multiple(text.as_str().unwrap_or_default())
+        let documents: Vec<Value> = serde_saphyr::from_multiple(text)
             .unwrap_or_else(|e| panic!("{template} renders to invalid YAML: {e}"));
         objects.extend(documents.into_iter().filter(|d| !d.is_null()));
     }

@@ -124,17 +124,11 @@ pub struct HelmOracle {
     stdout: BufReader<ChildStdout>,
 }
 
-fn venv() -> PathBuf {
-    std::env::var_os("OPERATOR_RS_TEST_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv"))
-}
-
 impl HelmOracle {
     /// Starts the oracle. `None` (with a message) when the venv lacks helm-python-sdk on a
     /// developer machine; under CI a missing oracle fails the test.
     pub fn start() -> Option<HelmOracle> {
-        let python = venv().join("bin").join("python");
+        let python = super::tools::venv().join("bin").join("python");
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/helm_oracle.py");
         let usable = python.is_file()
             && Command::new(&python)
@@ -144,7 +138,7 @@ impl HelmOracle {
         if !usable {
             let msg = format!(
                 "the Helm oracle needs helm-python-sdk in {} (scripts/setup-test-tools.sh installs it)",
-                venv().display()
+                super::tools::venv().display()
             );
             if std::env::var_os("CI").is_some() {
                 panic!("{msg}");

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The repository's virtual environment (or `OPERATOR_RS_TEST_VENV`).
-fn venv() -> PathBuf {
+pub fn venv() -> PathBuf {
     std::env::var_os("OPERATOR_RS_TEST_VENV")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv"))
