@@ -5,12 +5,6 @@
 //! election Lease over when the leader is cut off, and stop the operator with SIGTERM; the real
 //! `kubectl` reads every result back from the same server.
 //!
-//! PENDING: this file is not compiled yet (cargo builds only tests/*.rs). It needs the test
-//! server of the `kube-server` branch (`Rollout::Manual`, `complete_rollout`, `set_rollout_for`,
-//! `partition_lease`, events.k8s.io, garbage collection) and the operator of `rust-operator`
-//! (`--leader-election-identity`, Ready/Progressing/Degraded, no finalizer). Move it to
-//! tests/operator_e2e.rs once both are merged.
-//!
 //! Waits poll with generous deadlines, which bound a failure and measure nothing, except where
 //! the operator promises a time (the lease duration, the grace period): there the deadline is
 //! the promise.
@@ -31,7 +25,6 @@ const NAME: &str = "memcached-e2e-operator";
 const GROUP: &str = "cache.example.com";
 const PLURAL: &str = "memcacheds";
 const CRD: &str = "memcacheds.cache.example.com";
-const SAMPLE: &str = "deploy/crds/cache.example.com_v1alpha1_memcached_cr.yaml";
 const NAMESPACE: &str = "demo";
 
 /// How long the first build may take: it compiles the project's whole dependency tree.
@@ -41,24 +34,20 @@ const DEADLINE: Duration = Duration::from_secs(60);
 /// `terminationGracePeriodSeconds` of deploy/operator.yaml: SIGTERM must end it within this.
 const GRACE_PERIOD: Duration = Duration::from_secs(10);
 
-/// The generated project and its operator binary, built once for every test of this file.
+/// The generated operator's binary and CRD, built once for every test of this file.
 struct Built {
-    project: PathBuf,
     binary: PathBuf,
+    crd: String,
 }
 
 fn built() -> &'static Built {
     static BUILT: OnceLock<Built> = OnceLock::new();
     BUILT.get_or_init(|| {
-        // Under the shared target directory rather than a temporary one: the binary and the
-        // project live as long as the test run, and the next run starts from a fresh `new`.
-        let parent = generated_target_dir().join("operator-e2e");
-        let project = parent.join(NAME);
-        if project.exists() {
-            std::fs::remove_dir_all(&project).unwrap();
-        }
-        std::fs::create_dir_all(&parent).unwrap();
-        support::project::operator_rs(&parent)
+        // Outside the repository, which is a cargo workspace the project is no member of; the
+        // binary stays in the shared target directory when the project is gone.
+        let parent = tempfile::tempdir().unwrap();
+        let project = parent.path().join(NAME);
+        support::project::operator_rs(parent.path())
             .args([
                 "new",
                 NAME,
@@ -85,7 +74,11 @@ fn built() -> &'static Built {
         assert!(started.elapsed() < BUILD_DEADLINE);
         let binary = generated_target_dir().join("debug").join(NAME);
         assert!(binary.is_file(), "{} is missing", binary.display());
-        Built { project, binary }
+        let crd = std::fs::read_to_string(
+            project.join("deploy/crds/cache.example.com_memcacheds_crd.yaml"),
+        )
+        .unwrap();
+        Built { binary, crd }
     })
 }
 
@@ -103,10 +96,9 @@ impl Cluster {
             kubectl_cache: tempfile::tempdir().unwrap(),
             home: tempfile::tempdir().unwrap(),
         };
-        let crd = built()
-            .project
-            .join("deploy/crds/cache.example.com_memcacheds_crd.yaml");
-        cluster.kubectl(&["apply", "--server-side", "-f", crd.to_str().unwrap()]);
+        let crd = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(crd.path(), &built().crd).unwrap();
+        cluster.kubectl(&["apply", "--server-side", "-f", crd.path().to_str().unwrap()]);
         cluster.kubectl(&["wait", "--for=condition=Established", &format!("crd/{CRD}")]);
         // kubectl create sends protobuf, which the test server does not speak; apply sends JSON.
         let namespace = tempfile::NamedTempFile::new().unwrap();
@@ -596,8 +588,7 @@ fn figures() {
         DEADLINE,
         || {
             operator.assert_running();
-            operator.stderr().contains("starting").then_some(())
-                .or_else(|| operator.stdout().contains("starting").then_some(()))
+            operator.logs().contains("connected to Kubernetes").then_some(())
         },
         || operator.logs(),
     );
