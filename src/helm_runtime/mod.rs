@@ -3,4 +3,5 @@
 
 pub mod expand_env;
 pub mod label_selector;
+pub mod stored_release;
 pub mod watches;
