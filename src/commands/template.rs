@@ -154,7 +154,7 @@ fn render_project(
             )))?,
         };
         let chart_dir = &watch.chart_dir;
-        let chart = crate::chart::load_local(&chart_dir)
+        let chart = crate::chart::load_local(chart_dir)
             .with_context(|| format!("chart of kind {} in watches.yaml", watch.kind))?;
         let node = ChartNode::load(&chart, true)
             .with_context(|| format!("chart {}", chart_dir.display()))?;

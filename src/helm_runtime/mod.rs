@@ -3,5 +3,6 @@
 
 pub mod expand_env;
 pub mod label_selector;
+pub mod release_store;
 pub mod stored_release;
 pub mod watches;
