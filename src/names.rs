@@ -158,7 +158,8 @@ fn is_dns_label(part: &str) -> bool {
         && !part.ends_with('-')
 }
 
-fn is_dns_subdomain(value: &str) -> bool {
+/// A DNS-1123 subdomain (lower-case labels joined by dots, at most 253 characters).
+pub(crate) fn is_dns_subdomain(value: &str) -> bool {
     !value.is_empty() && value.len() <= 253 && value.split('.').all(is_dns_label)
 }
 

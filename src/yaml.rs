@@ -49,6 +49,17 @@ pub fn from_str_multi_yaml11<T: DeserializeOwned>(
     serde_saphyr::from_multiple_with_options(text, options)
 }
 
+/// Parses one document as Go programs built on sigs.k8s.io/yaml (go-yaml v2) read their
+/// configuration, the helm-operator's watches.yaml for one: YAML 1.1 scalars and the last of
+/// repeated keys wins.
+pub fn from_str_go<T: DeserializeOwned>(text: &str) -> Result<T, serde_saphyr::Error> {
+    let options = serde_saphyr::options! {
+        legacy_octal_numbers: true,
+        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
+    };
+    serde_saphyr::from_str_with_options(text, options)
+}
+
 /// Parses one document as Helm's YAML reader (go-yaml v2 through sigs.k8s.io/yaml) does with
 /// repeated keys: the last one wins. The strict default would refuse charts Helm loads.
 pub fn from_str_last_key_wins<T: DeserializeOwned>(text: &str) -> Result<T, serde_saphyr::Error> {

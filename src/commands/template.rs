@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use serde::Deserialize;
 
 use super::helm_project::load_user_chart;
 use crate::cli::{ChartSourceArgs, TemplateArgs};
 use crate::error::{UsageError, usage};
+use crate::helm_runtime::watches;
 use crate::project::{self, ProjectType};
 use crate::render::capabilities::{Capabilities, KubeVersion};
 use crate::render::glob::path_match;
@@ -117,14 +117,6 @@ fn show_only(output: &str, patterns: &[String]) -> anyhow::Result<String> {
     Ok(out)
 }
 
-#[derive(Debug, Deserialize)]
-struct Watch {
-    group: String,
-    version: String,
-    kind: String,
-    chart: String,
-}
-
 /// Every kind of the Helm project here, rendered with its sample (or `--cr`).
 fn render_project(
     ui: &Ui,
@@ -144,20 +136,13 @@ fn render_project(
             project.project_type.as_str()
         )));
     }
-    let watches_path = root.join("watches.yaml");
-    let text = std::fs::read_to_string(&watches_path)
-        .with_context(|| format!("cannot read {}", watches_path.display()))?;
-    let watches: Vec<Watch> = crate::yaml::from_str(&text).map_err(|e| {
-        anyhow::anyhow!(
-            "{} is not a valid watches file: {e}",
-            watches_path.display()
-        )
-    })?;
+    // Charts are resolved against the project root, the operator image's working directory.
+    let watches = watches::load(&root.join("watches.yaml"), &root)?.entries;
     let given = args.cr.as_ref().map(read_cr).transpose()?;
     let mut out = String::new();
     let mut rendered_any = false;
     for watch in &watches {
-        let api_version = format!("{}/{}", watch.group, watch.version);
+        let api_version = watch.api_version();
         let cr = match &given {
             Some(cr) if cr.api_version == api_version && cr.kind == watch.kind => cr.clone(),
             Some(_) => continue,
@@ -168,8 +153,8 @@ fn render_project(
                 watch.kind.to_lowercase()
             )))?,
         };
-        let chart_dir = root.join(&watch.chart);
-        let chart = crate::chart::load_local(&chart_dir)
+        let chart_dir = &watch.chart_dir;
+        let chart = crate::chart::load_local(chart_dir)
             .with_context(|| format!("chart of kind {} in watches.yaml", watch.kind))?;
         let node = ChartNode::load(&chart, true)
             .with_context(|| format!("chart {}", chart_dir.display()))?;

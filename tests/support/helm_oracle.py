@@ -9,6 +9,14 @@ order, so that one process renders many charts. A request:
 
 An answer is {"manifests": {"<chart>/templates/<file>": "<text>", ...}} or
 {"error": "<Helm's message>", "error_type": "<exception class>"}.
+
+A request with "op" acts on releases in a cluster through a kubeconfig (Helm's Secret storage):
+
+    {"op": "list" | "history" | "get_values" | "status" | "install" | "upgrade" | "uninstall",
+     "kubeconfig": "/path", "namespace": "default", "name": "release", "chart": "/path",
+     "values": {...}, "all": false}
+
+and is answered {"result": <what the SDK returned>} or an error as above.
 """
 
 import json
@@ -38,13 +46,43 @@ def render(req):
     return {"manifests": json.loads(rendered)}
 
 
+def release_op(req):
+    config = helm.Config(kubeconfig_path=req["kubeconfig"], namespace=req.get("namespace"))
+    try:
+        op, name = req["op"], req.get("name")
+        if op == "list":
+            result = config.list(all_states=bool(req.get("all")))
+        elif op == "history":
+            result = config.history(name)
+        elif op == "get_values":
+            result = config.get_values(name, all_values=bool(req.get("all")),
+                                       revision=req.get("revision"))
+        elif op == "status":
+            result = config.status(name, revision=req.get("revision"))
+        elif op == "install":
+            result = config.install(req["chart"], name, req.get("values"),
+                                    namespace=req.get("namespace"))
+        elif op == "upgrade":
+            result = config.upgrade(req["chart"], name, req.get("values"),
+                                    namespace=req.get("namespace"),
+                                    max_history=req.get("max_history"))
+        elif op == "uninstall":
+            result = config.uninstall(name)
+        else:
+            raise ValueError(f"unknown op {op!r}")
+        return {"result": result}
+    finally:
+        config.close()
+
+
 def main():
     for line in sys.stdin:
         line = line.strip()
         if not line:
             continue
         try:
-            answer = render(json.loads(line))
+            req = json.loads(line)
+            answer = release_op(req) if "op" in req else render(req)
         except helm.HelmError as e:
             answer = {"error": str(e), "error_type": type(e).__name__}
         except Exception as e:  # a broken request must not end the other cases

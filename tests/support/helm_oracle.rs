@@ -202,6 +202,89 @@ impl HelmOracle {
     }
 }
 
+impl HelmOracle {
+    /// One request on releases in a cluster (see helm_oracle.py): `op` with its arguments;
+    /// the SDK's answer, or Helm's error message.
+    pub fn release_op(&mut self, request: Json) -> Result<Json, String> {
+        let stdin = self.stdin.as_mut().expect("oracle stdin");
+        writeln!(stdin, "{request}").expect("write to the oracle");
+        stdin.flush().expect("flush the oracle");
+        let mut line = String::new();
+        self.stdout
+            .read_line(&mut line)
+            .expect("read from the oracle");
+        assert!(!line.is_empty(), "the Helm oracle stopped");
+        let answer: Json = serde_json::from_str(&line).expect("oracle answers JSON");
+        match answer.get("result") {
+            Some(result) => Ok(result.clone()),
+            None => Err(answer["error"].as_str().unwrap_or_default().to_string()),
+        }
+    }
+}
+
+/// Real Helm acting on the releases of one namespace of a cluster, through a kubeconfig.
+pub struct HelmReleases<'a> {
+    pub oracle: &'a mut HelmOracle,
+    pub kubeconfig: PathBuf,
+    pub namespace: String,
+}
+
+impl HelmReleases<'_> {
+    fn op(&mut self, op: &str, mut args: Json) -> Result<Json, String> {
+        args["op"] = json!(op);
+        args["kubeconfig"] = json!(self.kubeconfig);
+        args["namespace"] = json!(self.namespace);
+        self.oracle.release_op(args)
+    }
+
+    /// `helm list` (`--all` with `all`).
+    pub fn list(&mut self, all: bool) -> Result<Json, String> {
+        self.op("list", json!({"all": all}))
+    }
+
+    /// `helm history NAME`, oldest first.
+    pub fn history(&mut self, name: &str) -> Result<Json, String> {
+        self.op("history", json!({"name": name}))
+    }
+
+    /// `helm get values NAME` (`--all` with `all`).
+    pub fn get_values(&mut self, name: &str, all: bool) -> Result<Json, String> {
+        self.op("get_values", json!({"name": name, "all": all}))
+    }
+
+    /// `helm status NAME`.
+    pub fn status(&mut self, name: &str) -> Result<Json, String> {
+        self.op("status", json!({"name": name}))
+    }
+
+    /// `helm install NAME CHART` with values.
+    pub fn install(&mut self, name: &str, chart: &Path, values: Json) -> Result<Json, String> {
+        self.op(
+            "install",
+            json!({"name": name, "chart": chart, "values": values}),
+        )
+    }
+
+    /// `helm upgrade NAME CHART` with values (and `--history-max`).
+    pub fn upgrade(
+        &mut self,
+        name: &str,
+        chart: &Path,
+        values: Json,
+        max_history: Option<u32>,
+    ) -> Result<Json, String> {
+        self.op(
+            "upgrade",
+            json!({"name": name, "chart": chart, "values": values, "max_history": max_history}),
+        )
+    }
+
+    /// `helm uninstall NAME`.
+    pub fn uninstall(&mut self, name: &str) -> Result<Json, String> {
+        self.op("uninstall", json!({"name": name}))
+    }
+}
+
 impl Drop for HelmOracle {
     fn drop(&mut self) {
         let _ = self.child.kill();

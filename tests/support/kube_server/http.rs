@@ -506,8 +506,12 @@ fn refusal(state: &State, verb: &str, target: &Target) -> Option<ApiError> {
     Some(error)
 }
 
-/// JSON, or YAML (apply bodies may be either).
+/// JSON, YAML (apply bodies may be either) or protobuf (client-go's typed clients).
 fn parse_body(body: &[u8]) -> Result<Value, ApiError> {
+    if super::protobuf::is_protobuf(body) {
+        return super::protobuf::to_json(body)
+            .map_err(|e| ApiError::new(415, "UnsupportedMediaType", e));
+    }
     if let Ok(value) = serde_json::from_slice(body) {
         return Ok(value);
     }

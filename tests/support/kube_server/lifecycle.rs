@@ -55,6 +55,9 @@ impl DeleteOptions {
     pub fn parse(body: &[u8], param: impl Fn(&str) -> Option<String>) -> Result<Self, ApiError> {
         let body: Value = if body.iter().all(u8::is_ascii_whitespace) {
             json!({})
+        } else if super::protobuf::is_protobuf(body) {
+            super::protobuf::to_json(body)
+                .map_err(|e| ApiError::new(415, "UnsupportedMediaType", e))?
         } else {
             serde_json::from_slice(body).map_err(|e| {
                 ApiError::new(

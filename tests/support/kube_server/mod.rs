@@ -8,12 +8,13 @@
 //! finalizers and garbage collection ([`lifecycle`]), status subresources, metadata-only views
 //! ([`metadata`]), label and field selectors ([`selectors`]), watches with bookmarks, streaming
 //! lists and expiry ([`watch`]), Leases and events of both APIs ([`events`]), scripted
-//! Deployment rollouts ([`rollout`]), refused verbs (403), Lease faults ([`faults`]) and
-//! request counting.
+//! Deployment rollouts ([`rollout`]), refused verbs (403), Lease faults ([`faults`]), protobuf bodies of
+//! Secrets and ConfigMaps ([`protobuf`]) and request counting.
 //!
 //! It is an approximation; each module says where. Across all of them: no admission, no
 //! schema validation or defaulting of objects, no conversion between versions of a custom
-//! resource beyond `apiVersion`, no protobuf, no table output, strategic merge patches read as
+//! resource beyond `apiVersion`, no protobuf responses (request bodies only of the kinds
+//! [`protobuf`] names), no table output, strategic merge patches read as
 //! JSON merge patches, and a status subresource that ignores every change but `status`
 //! (metadata included). `metadata.generation` counts changes of `spec` for built-in kinds and
 //! of everything but metadata (and status, with a status subresource) for custom resources.
@@ -33,6 +34,7 @@ mod http;
 pub mod json_patch;
 pub mod lifecycle;
 pub mod metadata;
+pub mod protobuf;
 pub mod resources;
 pub mod rollout;
 pub mod selectors;
