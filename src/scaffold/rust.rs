@@ -124,7 +124,13 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
     ] {
         plan.add(path, templates::render(template, &context)?);
     }
-    for file in ["metrics.rs", "server.rs", "leader.rs", "telemetry.rs"] {
+    for file in [
+        "labels.rs",
+        "metrics.rs",
+        "server.rs",
+        "leader.rs",
+        "telemetry.rs",
+    ] {
         plan.add(
             format!("src/{file}"),
             templates::raw(&format!("rust/src/{file}"))?,
