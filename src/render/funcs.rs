@@ -1,6 +1,6 @@
 //! Helm's own template functions, added to the engine's Sprig set: `include` and `tpl` (with
 //! Helm's limit of nested includes), `required` and `fail` (whose messages Helm lifts out of
-//! Go's error text), the YAML and JSON converters, `lookup`, and Helm's removals.
+//! Go's error text), the YAML, JSON and TOML converters, `lookup`, and Helm's removals.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,6 +8,7 @@ use std::sync::Arc;
 use gotemplate::{Context, Error, Function, Functions, Map, Type, Value};
 
 use super::go_json::{self, from_engine, to_engine};
+use super::go_toml;
 use super::go_yaml;
 use super::values;
 
@@ -155,6 +156,30 @@ pub fn helm_functions(lookup: Arc<dyn Lookup>) -> Functions {
                 )]),
                 Err(e) => Value::list(vec![Value::String(e.to_string())]),
             })
+        }),
+    );
+    f.insert(
+        "toToml",
+        Function::new(&[Type::Any], |_, args| match &args[0] {
+            // Helm's encoder panics on a nil interface; the others errors it prints.
+            Value::Nil => Err(Error::func(
+                go_toml::to_toml(&args[0]).err().unwrap_or_default(),
+            )),
+            v => Ok(Value::String(go_toml::to_toml(v).unwrap_or_else(|e| e))),
+        }),
+    );
+    f.insert(
+        "mustToToml",
+        Function::new(&[Type::Any], |_, args| {
+            go_toml::to_toml(&args[0])
+                .map(Value::String)
+                .map_err(Error::func)
+        }),
+    );
+    f.insert(
+        "fromToml",
+        Function::new(&[Type::String], |_, args| {
+            Ok(go_toml::from_toml(args[0].as_str().unwrap_or_default()))
         }),
     );
     f.insert(
