@@ -1,6 +1,6 @@
 //! Helm's own template functions, added to the engine's Sprig set: `include` and `tpl` (with
 //! Helm's limit of nested includes), `required` and `fail` (whose messages Helm lifts out of
-//! Go's error text), the YAML and JSON converters, `lookup`, and Helm's removals.
+//! Go's error text), the YAML, JSON and TOML converters, `lookup`, and Helm's removals.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,6 +8,7 @@ use std::sync::Arc;
 use gotemplate::{Context, Error, Function, Functions, Map, Type, Value};
 
 use super::go_json::{self, from_engine, to_engine};
+use super::go_toml;
 use super::go_yaml;
 use super::values;
 
@@ -158,6 +159,30 @@ pub fn helm_functions(lookup: Arc<dyn Lookup>) -> Functions {
         }),
     );
     f.insert(
+        "toToml",
+        Function::new(&[Type::Any], |_, args| match &args[0] {
+            // Helm's encoder panics on a nil interface; the others errors it prints.
+            Value::Nil => Err(Error::func(
+                go_toml::to_toml(&args[0]).err().unwrap_or_default(),
+            )),
+            v => Ok(Value::String(go_toml::to_toml(v).unwrap_or_else(|e| e))),
+        }),
+    );
+    f.insert(
+        "mustToToml",
+        Function::new(&[Type::Any], |_, args| {
+            go_toml::to_toml(&args[0])
+                .map(Value::String)
+                .map_err(Error::func)
+        }),
+    );
+    f.insert(
+        "fromToml",
+        Function::new(&[Type::String], |_, args| {
+            Ok(go_toml::from_toml(args[0].as_str().unwrap_or_default()))
+        }),
+    );
+    f.insert(
         "lookup",
         Function::new(
             &[Type::String, Type::String, Type::String, Type::String],
@@ -204,7 +229,7 @@ fn from_yaml(text: &str) -> Value {
     if text.trim().is_empty() {
         return Value::Map(Map::new());
     }
-    match crate::yaml::from_str_yaml11::<serde_json::Value>(text) {
+    match first_document(text) {
         Ok(serde_json::Value::Object(map)) => {
             to_engine(&values::as_go_values(serde_json::Value::Object(map)))
         }
@@ -221,7 +246,7 @@ fn from_yaml_array(text: &str) -> Value {
     if text.trim().is_empty() {
         return Value::list(Vec::new());
     }
-    match crate::yaml::from_str_yaml11::<serde_json::Value>(text) {
+    match first_document(text) {
         Ok(serde_json::Value::Array(items)) => {
             to_engine(&values::as_go_values(serde_json::Value::Array(items)))
         }
@@ -231,6 +256,19 @@ fn from_yaml_array(text: &str) -> Value {
             json_kind(&other)
         ))]),
         Err(e) => Value::list(vec![Value::String(e.to_string())]),
+    }
+}
+
+/// The first YAML document of `text`: Helm's YAML reader decodes only that one, so an
+/// `include` of a template whose output has a `---` and more after it still reads (the shared
+/// redis chart checksums its scripts ConfigMap this way).
+fn first_document(text: &str) -> Result<serde_json::Value, serde_saphyr::Error> {
+    match crate::yaml::from_str_yaml11::<serde_json::Value>(text) {
+        Err(e) if e.to_string().contains("multiple YAML documents") => {
+            crate::yaml::from_str_multi_yaml11::<serde_json::Value>(text)
+                .map(|docs| docs.into_iter().next().unwrap_or(serde_json::Value::Null))
+        }
+        other => other,
     }
 }
 
@@ -298,4 +336,18 @@ fn quote(s: &str) -> String {
 /// A values tree back from the engine (for callers that read what a template changed).
 pub fn values_of(value: &Value) -> serde_json::Value {
     from_engine(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_yaml_reads_the_first_document_only() {
+        let v = from_yaml("data:\n  a: 1\n---\nother: 2\n");
+        let m = v.as_map().unwrap();
+        assert!(m.contains_key("data") && !m.contains_key("other"));
+        let l = from_yaml_array("- 1\n---\n- 2\n");
+        assert_eq!(l.as_list().map(<[Value]>::len), Some(1));
+    }
 }

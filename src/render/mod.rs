@@ -9,6 +9,7 @@ pub mod engine;
 pub mod funcs;
 pub mod glob;
 pub mod go_json;
+pub mod go_toml;
 pub mod go_yaml;
 pub mod manifests;
 pub mod objects;

@@ -22,6 +22,9 @@ pub enum Type {
     List,
     /// `map[string]interface{}`.
     Map,
+    /// A host struct of this Go type name (an [`crate::Object`] whose `type_name` it is), e.g.
+    /// Sprig's `sprig.certificate`.
+    Named(&'static str),
 }
 
 impl Type {
@@ -34,6 +37,7 @@ impl Type {
             Type::Bool => "bool",
             Type::List => "[]interface {}",
             Type::Map => "map[string]interface {}",
+            Type::Named(name) => name,
         }
     }
 
@@ -52,7 +56,7 @@ impl Type {
                 | (Type::Bool, Value::Bool(_))
                 | (Type::List, Value::List(_))
                 | (Type::Map, Value::Map(_))
-        )
+        ) || matches!((self, v), (Type::Named(name), Value::Object(o)) if o.type_name() == name)
     }
 }
 

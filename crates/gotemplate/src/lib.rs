@@ -42,9 +42,17 @@
 //!   `error calling NAME: `. [`ErrorKind::Limit`] errors pass through functions unchanged.
 //! - [`Limits`]: template nesting depth, output size, input size.
 //!
-//! Not there yet: Sprig's certificate and key generators (`genCA`, `genSelfSignedCert`,
-//! `genSignedCert`, `genPrivateKey`, `buildCustomCert`), `derivePassword`, `bcrypt`,
-//! `htpasswd`, `encryptAES`/`decryptAES`; dates know UTC only.
+//! Sprig's crypto is there: `genPrivateKey` (rsa, dsa, ecdsa, ed25519, in Sprig's PEM block
+//! types), `genCA`, `genSelfSignedCert`, `genSignedCert` and their `WithKey` forms (the
+//! certificate laid out as Go's `x509.CreateCertificate` writes it, as a `sprig.certificate`
+//! with `.Cert` and `.Key`), `buildCustomCert`, `derivePassword`, `bcrypt`, `htpasswd` (Sprig
+//! v3.3's two arguments), `encryptAES`/`decryptAES` (Sprig's exact scheme).
+//!
+//! Not there yet: dates know UTC only. Keys the certificate functions take may be RSA, ECDSA
+//! P-256 or P-384, or Ed25519 (Go also reads P-224 and P-521 keys, and EC keys without their
+//! public point); a DSA key is refused with Go's messages, as Go refuses it.
+//! `derivePassword`'s counter is an `int` here, a `uint32` in Go: a negative or too large
+//! counter is an error either way, but Go also refuses an `int` variable there.
 //!
 //! Go's `<no value>`: an action printing a missing value (or a nil one: Go prints both alike)
 //! writes `<no value>`; Helm removes that text from each rendered file afterwards, which is

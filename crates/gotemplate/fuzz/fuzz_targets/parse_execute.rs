@@ -32,6 +32,20 @@ fuzz_target!(|text: &str| {
     );
     // Random helpers would make runs irreproducible; network lookups would be slow.
     funcs.remove("getHostByName");
+    // Key generation and password hashing cost up to seconds a call (RSA 4096, DSA parameters,
+    // scrypt, bcrypt): they would stall the fuzzer. Their parsers (the `WithKey` forms,
+    // `buildCustomCert`, `decryptAES`) stay, as they read untrusted text.
+    for slow in [
+        "genPrivateKey",
+        "genCA",
+        "genSelfSignedCert",
+        "genSignedCert",
+        "derivePassword",
+        "bcrypt",
+        "htpasswd",
+    ] {
+        funcs.remove(slow);
+    }
     let mut set = Templates::new(funcs);
     set.set_missing_key(MissingKey::Zero).set_limits(Limits {
         max_depth: 200,

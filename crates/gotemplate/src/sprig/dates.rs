@@ -44,7 +44,7 @@ const DAYS: [&str; 7] = [
 ];
 
 /// Days since 1970-01-01 to (year, month 1-12, day 1-31).
-fn civil(days: i64) -> (i64, u32, u32) {
+pub(crate) fn civil(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

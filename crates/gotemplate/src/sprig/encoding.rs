@@ -147,7 +147,7 @@ fn write_json(
 }
 
 /// Go's `encoding/base64` error for the first byte that does not decode.
-fn b64_error(s: &str) -> String {
+pub(crate) fn b64_error(s: &str) -> String {
     let b = s.as_bytes();
     let valid = |c: u8| c.is_ascii_alphanumeric() || c == b'+' || c == b'/';
     let mut pos = b
