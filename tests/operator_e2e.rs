@@ -100,11 +100,18 @@ impl Cluster {
         std::fs::write(crd.path(), &built().crd).unwrap();
         cluster.kubectl(&["apply", "--server-side", "-f", crd.path().to_str().unwrap()]);
         cluster.kubectl(&["wait", "--for=condition=Established", &format!("crd/{CRD}")]);
-        // kubectl create sends protobuf, which the test server does not speak; apply sends JSON.
+        // kubectl create sends a protobuf Namespace, which the test server does not decode (it reads
+        // protobuf Secrets, ConfigMaps and DeleteOptions only); apply sends JSON.
         let namespace = tempfile::NamedTempFile::new().unwrap();
-        let object = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}});
+        let object =
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}});
         std::fs::write(namespace.path(), object.to_string()).unwrap();
-        cluster.kubectl(&["apply", "--server-side", "-f", namespace.path().to_str().unwrap()]);
+        cluster.kubectl(&[
+            "apply",
+            "--server-side",
+            "-f",
+            namespace.path().to_str().unwrap(),
+        ]);
         cluster
     }
 
@@ -315,7 +322,10 @@ fn a_custom_resource_is_reconciled_through_its_life() {
         .iter()
         .filter(|e| e["regarding"]["kind"] == "Memcached" && e["regarding"]["name"] == "cache")
         .collect();
-    assert!(!about_cache.is_empty(), "no events about the custom resource: {events}");
+    assert!(
+        !about_cache.is_empty(),
+        "no events about the custom resource: {events}"
+    );
 
     // Drift: scaled by hand, put back; deleted, recreated.
     cluster.kubectl(&[
@@ -391,7 +401,14 @@ fn a_custom_resource_is_reconciled_through_its_life() {
     assert!(condition_is(&degraded, "Ready", "False"), "{degraded}");
 
     // Delete: the custom resource goes (no finalizer holds it), its Deployment with it.
-    cluster.kubectl(&["delete", "memcached", "cache", "-n", NAMESPACE, "--wait=false"]);
+    cluster.kubectl(&[
+        "delete",
+        "memcached",
+        "cache",
+        "-n",
+        NAMESPACE,
+        "--wait=false",
+    ]);
     wait_for(
         "the custom resource and its Deployment to be gone",
         DEADLINE,
@@ -534,16 +551,18 @@ fn leader_election_hands_over_when_the_leader_cannot_renew() {
     // Cut the leader off: its renewals hang. It stops within the lease duration...
     let lease = cluster
         .server
-        .object("coordination.k8s.io", "leases", Some(NAMESPACE), "e2e-leader")
+        .object(
+            "coordination.k8s.io",
+            "leases",
+            Some(NAMESPACE),
+            "e2e-leader",
+        )
         .unwrap();
     let lease_duration =
         Duration::from_secs(lease["spec"]["leaseDurationSeconds"].as_u64().unwrap());
-    cluster.server.partition_lease(
-        NAMESPACE,
-        "e2e-leader",
-        &leader_identity,
-        LeaseFault::Hang,
-    );
+    cluster
+        .server
+        .partition_lease(NAMESPACE, "e2e-leader", &leader_identity, LeaseFault::Hang);
     let status = replicas[leader].process.wait_exit(lease_duration);
     assert!(!status.success(), "the cut-off leader exited with {status}");
 
@@ -588,7 +607,10 @@ fn figures() {
         DEADLINE,
         || {
             operator.assert_running();
-            operator.logs().contains("connected to Kubernetes").then_some(())
+            operator
+                .logs()
+                .contains("connected to Kubernetes")
+                .then_some(())
         },
         || operator.logs(),
     );
@@ -655,7 +677,11 @@ fn create_memcached(server: &KubeServer, name: &str) {
 fn wait_until_child(cluster: &Cluster, owner: &str, operator: &Running) {
     let until = Instant::now() + DEADLINE;
     while cluster.child_of(owner).is_none() {
-        assert!(Instant::now() < until, "no Deployment for {owner}\n{}", operator.logs());
+        assert!(
+            Instant::now() < until,
+            "no Deployment for {owner}\n{}",
+            operator.logs()
+        );
         std::thread::sleep(Duration::from_millis(1));
     }
 }
