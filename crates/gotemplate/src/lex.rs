@@ -133,6 +133,7 @@ pub(crate) fn lex(input: &str, break_ok: bool, continue_ok: bool) -> Vec<Item> {
         continue_ok,
         left: "{{",
         right: "}}",
+        line_mark: (0, 1),
     };
     l.run();
     l.items
@@ -148,6 +149,10 @@ struct Lexer<'a> {
     continue_ok: bool,
     left: &'static str,
     right: &'static str,
+    /// A position and its line, where the last count of newlines stopped: items come in order,
+    /// so each one counts only the newlines since the previous (once over the whole input, not
+    /// once per item, which made lexing quadratic).
+    line_mark: (usize, usize),
 }
 
 enum State {
@@ -160,11 +165,18 @@ enum State {
 }
 
 impl Lexer<'_> {
-    fn line_at(&self, pos: usize) -> usize {
-        1 + self.input.as_bytes()[..pos.min(self.input.len())]
+    fn line_at(&mut self, pos: usize) -> usize {
+        let pos = pos.min(self.input.len());
+        let (from, line) = match self.line_mark {
+            (mark, line) if mark <= pos => (mark, line),
+            _ => (0, 1),
+        };
+        let newlines = self.input.as_bytes()[from..pos]
             .iter()
             .filter(|&&b| b == b'\n')
-            .count()
+            .count();
+        self.line_mark = (pos, line + newlines);
+        line + newlines
     }
 
     fn rest(&self) -> &str {
