@@ -62,23 +62,20 @@ fn every_prefix_of_every_snippet_parses_or_fails_cleanly() {
 
 /// Found by the fuzz target on a real chart template (redis' sentinel StatefulSet, 46 KB, two
 /// seconds to parse): the lexer counted the newlines from the start of the text for every item,
-/// so parsing took time quadratic in the text. A 2.5 MB text of 300,000 items parses at once,
-/// and the lines in messages are still right.
+/// so parsing took time quadratic in the text. A 2.5 MB text of 300,000 items must still give
+/// the right line in its message. No clock is asserted (tests never do): quadratic counting
+/// would make this test take minutes, which shows in the test run's time.
 #[test]
 fn parsing_is_linear_in_the_text() {
     let lines = 100_000;
     let mut text = "{{ .a }} {{ .b }}\n".repeat(lines);
     text.push_str("{{ .c ) }}");
     let mut set = Templates::new(Functions::sprig());
-    let start = std::time::Instant::now();
     let err = set.parse("t", &text).unwrap_err().to_string();
-    let took = start.elapsed();
     assert_eq!(
         err,
         format!("template: t:{}: unexpected right paren", lines + 1)
     );
-    // Quadratic counting takes minutes here, even in release builds.
-    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
     let mut set = Templates::new(Functions::sprig());
     set.parse("t", &"{{ .a }}\n".repeat(lines)).unwrap();
 }
