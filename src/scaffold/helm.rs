@@ -113,7 +113,9 @@ pub fn watches_entry(api: &HelmApi) -> Result<String, TemplateError> {
     templates::render("helm/watches_entry.yaml.tera", &context)
 }
 
-/// Every file of a new Helm operator project except `PROJECT`, which `commands` writes.
+/// Every file of a new Helm operator project except `PROJECT`, which `commands` writes, and
+/// the files of its charts, which are written as they are from each API's chart (see
+/// [`super::write::Staging::write_tree`]) rather than copied into the plan.
 pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
     let mut plan = FilePlan::new();
     let role = &project.rbac;
@@ -144,7 +146,6 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
     plan.add("deploy/role.yaml", role_file(role)?);
     common::add_shared_files(&mut plan, &context)?;
     for api in &project.apis {
-        plan.add_tree(&api.chart_dir, &api.chart.files);
         add_api_files(&mut plan, api)?;
     }
     Ok(plan)
@@ -237,17 +238,18 @@ pub fn sample_spec_block(values_text: &str) -> String {
 /// Indents every non-empty line by `width` spaces.
 pub fn indent(text: &str, width: usize) -> String {
     let pad = " ".repeat(width);
-    text.trim_end()
-        .lines()
-        .map(|line| {
-            if line.is_empty() {
-                String::new()
-            } else {
-                format!("{pad}{line}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    // One buffer for the whole text: a CRD schema runs to thousands of lines.
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    for (index, line) in text.trim_end().lines().enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        if !line.is_empty() {
+            out.push_str(&pad);
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// The starter chart (like `helm create`), named `chart_name`. As `helm create` does, the
