@@ -113,6 +113,22 @@ pub fn watches_entry(api: &HelmApi) -> Result<String, TemplateError> {
     templates::render("helm/watches_entry.yaml.tera", &context)
 }
 
+/// The templates [`plan`] renders, for [`templates::preload`].
+pub const PLAN_TEMPLATES: &[&str] = &[
+    "helm/README.md.tera",
+    "helm/watches.yaml.tera",
+    "helm/build/Dockerfile.tera",
+    "helm/deploy/operator.yaml.tera",
+    "helm/deploy/role.yaml.tera",
+    "helm/deploy/crd.yaml.tera",
+    "helm/deploy/cr.yaml.tera",
+    "common/gitignore.tera",
+    "common/dockerignore.tera",
+    "common/deploy/service_account.yaml.tera",
+    "common/deploy/role_binding.yaml.tera",
+    "common/deploy/kustomization.yaml.tera",
+];
+
 /// Every file of a new Helm operator project except `PROJECT`, which `commands` writes, and
 /// the files of its charts, which are written as they are from each API's chart (see
 /// [`super::write::Staging::write_tree`]) rather than copied into the plan.
@@ -279,6 +295,14 @@ mod tests {
         );
         assert_eq!(sample_spec_block("# only comments\n\n"), "spec: {}");
         assert_eq!(sample_spec_block("---\na: 1\n"), "spec:\n  a: 1");
+    }
+
+    /// A misspelt name would only go unparsed ahead of time; this keeps the list honest.
+    #[test]
+    fn plan_templates_exist() {
+        for name in PLAN_TEMPLATES {
+            assert!(templates::raw(name).is_ok(), "{name}");
+        }
     }
 
     #[test]
