@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Times `operator-rs new --type=helm` on the largest shared chart against `cp -r` of the same
-# chart, in one hyperfine run, and prints the median ratio.
-# Usage: benches/new.sh   (builds the release binary first; needs hyperfine)
+# chart, in *paired* runs: each pair runs both commands back to back, into fresh output
+# directories, so that both see the same machine load, page cache and disk state. The ratio is
+# taken per pair and its median reported; medians of two separate series (hyperfine's way)
+# drift apart when the load changes between the series, as it does on a shared machine.
+# Usage: benches/new.sh [PAIRS]   (default 40; builds the release binary first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 charts=${OPERATOR_RS_SHARED_CHARTS:-$(cd .. && pwd)/shared/charts}
@@ -11,14 +14,50 @@ cargo build --release --quiet
 binary=$PWD/target/release/operator-rs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-echo "chart: $largest ($(du -sh "$largest" | cut -f1))"
-hyperfine --warmup 3 --runs 30 --style basic --export-json "$work/result.json" \
-    --prepare "rm -rf $work/out" \
-    -n "cp -r" "cd $work && cp -r $largest out" \
-    -n "operator-rs new" "cd $work && $binary new out --type=helm --yes --quiet --helm-chart=$largest"
-python3 - "$work/result.json" <<'PY'
-import json, statistics, sys
-results = {r["command"]: statistics.median(r["times"]) for r in json.load(open(sys.argv[1]))["results"]}
-cp, new = results["cp -r"], results["operator-rs new"]
-print(f"median: cp -r {cp*1000:.2f} ms, operator-rs new {new*1000:.2f} ms, ratio {new/cp:.2f}x")
+echo "chart: $largest ($(du -sh "$largest" | cut -f1), $(find "$largest" -type f | wc -l) files)"
+python3 - "$work" "$binary" "$largest" "${1:-40}" <<'PY'
+import shutil, statistics, subprocess, sys, time
+from pathlib import Path
+
+work, binary, chart, pairs = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+WARMUPS = 3
+commands = {
+    "cp -r": ["cp", "-r", chart, "out"],
+    "new": [binary, "new", "out", "--type=helm", "--yes", "--quiet", f"--helm-chart={chart}"],
+}
+
+
+def timed(name):
+    """Seconds one run of `name` takes, into a fresh `out` (its removal is not timed)."""
+    out = work / "out"
+    if out.exists():
+        shutil.rmtree(out)
+    start = time.perf_counter_ns()
+    done = subprocess.run(commands[name], cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = (time.perf_counter_ns() - start) / 1e9
+    if done.returncode != 0:
+        sys.exit(f"{name} failed ({done.returncode}): {done.stderr.decode(errors='replace')}")
+    return elapsed
+
+
+for _ in range(WARMUPS):
+    timed("cp -r")
+    timed("new")
+times = {"cp -r": [], "new": []}
+ratios = []
+for i in range(pairs):
+    # Alternate which command goes first, so neither always runs right after a removal.
+    order = ("cp -r", "new") if i % 2 == 0 else ("new", "cp -r")
+    pair = {name: timed(name) for name in order}
+    for name, seconds in pair.items():
+        times[name].append(seconds)
+    ratios.append(pair["new"] / pair["cp -r"])
+
+ms = lambda s: f"{s * 1000:.2f} ms"
+cp, new = statistics.median(times["cp -r"]), statistics.median(times["new"])
+quartiles = statistics.quantiles(ratios, n=4)
+print(f"{pairs} pairs after {WARMUPS} warm-ups")
+print(f"median cp -r: {ms(cp)}  (min {ms(min(times['cp -r']))})")
+print(f"median operator-rs new: {ms(new)}  (min {ms(min(times['new']))})")
+print(f"median of per-pair ratios: {statistics.median(ratios):.2f}x  (quartiles {quartiles[0]:.2f}x .. {quartiles[2]:.2f}x)")
 PY

@@ -9,6 +9,7 @@ use std::process::Output;
 
 use serde_json::Value;
 use support::kube_server::{Establish, KubeServer, RequestRecord, Rollout};
+use support::terminal::Session;
 
 const IMAGE: &str = "registry.local/hello-world-operator:v0.1.0";
 const NAME: &str = "hello-world-operator";
@@ -74,18 +75,26 @@ impl Env {
     }
 
     /// `operator-rs ARGS` in the project, with the server's kubeconfig in $KUBECONFIG.
-    fn run(&self, args: &[&str]) -> Output {
-        assert_cmd::Command::cargo_bin("operator-rs")
-            .unwrap()
+    fn command(&self, args: &[&str]) -> std::process::Command {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_operator-rs"));
+        command
             .current_dir(self.root())
             .env("HOME", self.home.path())
             .env("KUBECONFIG", self.server.kubeconfig())
             // The discovery cache goes to the temporary HOME unless a test names one.
             .env_remove("KUBECACHEDIR")
             .env("NO_COLOR", "1")
-            .args(args)
-            .output()
-            .unwrap()
+            .args(args);
+        command
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    /// [`Env::run`] on a terminal: `keys` are typed once `question` is shown.
+    fn run_on_terminal(&self, args: &[&str], question: &str, keys: &str) -> Session {
+        support::terminal::answer(&self.command(args), question, keys)
     }
 
     fn deploy(&self, extra: &[&str]) -> String {
@@ -1337,18 +1346,16 @@ fn undeploy_never_strands_custom_resources_that_wait_for_the_operator() {
     }
 }
 
-/// `--delete-custom-resources` takes the safe order: the custom resources go first, the
-/// operator (played here by a thread that removes the finalizer of a custom resource being
-/// deleted, as the helm-operator does once it has uninstalled the release) finishes them while
-/// it still exists, and only then is it removed; the CRD stays.
-#[test]
-fn undeploy_deletes_custom_resources_before_the_operator_when_asked() {
-    let env = Env::new();
-    env.deploy(&["--with-sample", "--no-wait"]);
-    add_uninstall_finalizer(&env);
+/// Plays the operator while `undeploy` runs: when the sample is being deleted, it removes the
+/// finalizer, as the helm-operator does once it has uninstalled the release. Returns what
+/// `undeploy` returned and, for each time the sample was seen waiting for its finalizer,
+/// whether the operator still existed then.
+fn with_the_operator_finishing_the_sample<R>(
+    env: &Env,
+    undeploy: impl FnOnce() -> R,
+) -> (R, Vec<bool>) {
     let (seen, sightings) = std::sync::mpsc::channel();
-    let stdout = std::thread::scope(|scope| {
-        let env = &env;
+    let result = std::thread::scope(|scope| {
         scope.spawn(move || {
             while let Some(sample) = env.server.object(
                 "charts.example.com",
@@ -1370,18 +1377,22 @@ fn undeploy_deletes_custom_resources_before_the_operator_when_asked() {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
         });
-        success(env.run(&["undeploy", "--delete-custom-resources", "--no-wait"]))
+        undeploy()
     });
-    let cr = stdout
+    (result, sightings.try_iter().collect())
+}
+
+/// The custom resource went first and the operator only once it was gone; the CRD stays.
+fn assert_deleted_in_the_safe_order(env: &Env, output: &str, sightings: &[bool]) {
+    let cr = output
         .find("HelloWorld/hello-world-sample (demo): deleted")
-        .unwrap_or_else(|| panic!("the sample is not deleted:\n{stdout}"));
-    let operator = stdout
+        .unwrap_or_else(|| panic!("the sample is not deleted:\n{output}"));
+    let operator = output
         .find(&format!("Deployment/{NAME} (demo): deleted"))
-        .unwrap_or_else(|| panic!("the operator is not deleted:\n{stdout}"));
-    assert!(cr < operator, "custom resources go first:\n{stdout}");
+        .unwrap_or_else(|| panic!("the operator is not deleted:\n{output}"));
+    assert!(cr < operator, "custom resources go first:\n{output}");
     // The server kept the custom resource, deleted but finalized, until the "operator"
     // removed the finalizer; all that time the operator was still there.
-    let sightings: Vec<bool> = sightings.try_iter().collect();
     assert!(
         !sightings.is_empty(),
         "the custom resource was never seen waiting for its finalizer"
@@ -1392,7 +1403,7 @@ fn undeploy_deletes_custom_resources_before_the_operator_when_asked() {
             .all(|operator_was_there| *operator_was_there),
         "the operator was deleted while a custom resource still waited for it"
     );
-    assert!(!sample_exists(&env) && !operator_exists(&env));
+    assert!(!sample_exists(env) && !operator_exists(env));
     assert!(
         env.server
             .object(
@@ -1403,4 +1414,60 @@ fn undeploy_deletes_custom_resources_before_the_operator_when_asked() {
             )
             .is_some()
     );
+}
+
+/// `--delete-custom-resources` takes the safe order: the custom resources go first, the
+/// operator (played here by a thread that removes the finalizer of a custom resource being
+/// deleted, as the helm-operator does once it has uninstalled the release) finishes them while
+/// it still exists, and only then is it removed; the CRD stays.
+#[test]
+fn undeploy_deletes_custom_resources_before_the_operator_when_asked() {
+    let env = Env::new();
+    env.deploy(&["--with-sample", "--no-wait"]);
+    add_uninstall_finalizer(&env);
+    let (stdout, sightings) = with_the_operator_finishing_the_sample(&env, || {
+        success(env.run(&["undeploy", "--delete-custom-resources", "--no-wait"]))
+    });
+    assert_deleted_in_the_safe_order(&env, &stdout, &sightings);
+}
+
+/// The question undeploy asks on a terminal about custom resources that wait for the operator.
+const SAFE_ORDER_QUESTION: &str =
+    "Delete them first, and remove the operator once it has finished them?";
+
+/// On a terminal (stdin and stderr both are one), undeploy asks instead of refusing: no deletes
+/// nothing and fails, yes takes the safe order that `--delete-custom-resources` takes.
+#[test]
+fn undeploy_on_a_terminal_asks_before_deleting_custom_resources_first() {
+    let env = Env::new();
+    env.deploy(&["--with-sample", "--no-wait"]);
+    add_uninstall_finalizer(&env);
+
+    let no = env.run_on_terminal(&["undeploy", "--no-wait"], SAFE_ORDER_QUESTION, "n");
+    assert_eq!(no.code, Some(1), "the screen:\n{}", no.screen);
+    for words in [
+        "HelloWorld/hello-world-sample (demo)",
+        UNINSTALL_FINALIZER,
+        "undeletable",
+        "nothing was deleted",
+        "--keep-custom-resources",
+    ] {
+        assert!(
+            no.screen.contains(words),
+            "{words} missing in:\n{}",
+            no.screen
+        );
+    }
+    assert!(
+        !no.screen.contains(": deleted"),
+        "no means nothing is deleted:\n{}",
+        no.screen
+    );
+    assert!(operator_exists(&env) && sample_exists(&env));
+
+    let (yes, sightings) = with_the_operator_finishing_the_sample(&env, || {
+        env.run_on_terminal(&["undeploy", "--no-wait"], SAFE_ORDER_QUESTION, "y")
+    });
+    assert_eq!(yes.code, Some(0), "the screen:\n{}", yes.screen);
+    assert_deleted_in_the_safe_order(&env, &yes.screen, &sightings);
 }

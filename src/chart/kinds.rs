@@ -19,6 +19,7 @@
 mod documents;
 mod template;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use super::Chart;
@@ -110,60 +111,64 @@ const MAX_ARCHIVE_DEPTH: usize = 8;
 /// packaged `charts/*.tgz`, recursively), and the CRDs under `crds/`, which Helm installs too.
 pub fn scan(chart: &Chart) -> KindScan {
     let mut out = KindScan::default();
-    let files = with_packaged_subcharts(&chart.files, &mut out);
-    let roots = chart_roots(&files);
+    // The chart's own files are borrowed, not copied: only packaged subcharts are expanded.
+    let expanded = packaged_subcharts(&chart.files, &mut out);
+    let files: BTreeMap<&str, &[u8]> = chart
+        .files
+        .iter()
+        .chain(&expanded)
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    let roots = chart_roots(files.keys().copied());
 
     // Helm renders the templates of a chart and all its subcharts as one set, so a helper
     // defined anywhere can be included anywhere. Parents override subcharts: keep the
-    // shallowest definition.
-    let mut parsed: BTreeMap<&str, template::Parsed> = BTreeMap::new();
+    // shallowest definition. Each template is decoded and parsed once, here.
+    let mut parsed: BTreeMap<&str, (Cow<str>, template::Parsed)> = BTreeMap::new();
     let mut defines: HashMap<String, Define> = HashMap::new();
     let mut by_depth: Vec<(&str, &str)> = Vec::new();
-    for (path, bytes) in &files {
+    for (&path, &bytes) in &files {
         let Some((root, relative)) = split_root(&roots, path) else {
             continue;
         };
         if relative.starts_with("templates/") {
             let text = String::from_utf8_lossy(bytes);
             let p = template::parse(path, &text);
-            parsed.insert(path.as_str(), p);
-            by_depth.push((root, path.as_str()));
+            parsed.insert(path, (text, p));
+            by_depth.push((root, path));
         }
     }
     by_depth.sort_by_key(|(root, path)| (root.matches('/').count(), *path));
     for (_, path) in &by_depth {
-        for define in &parsed[path].defines {
+        for define in &parsed[path].1.defines {
             defines
                 .entry(define.name.clone())
                 .or_insert_with(|| define.clone());
         }
     }
 
-    let values: HashMap<&str, serde_json::Value> = roots
+    let values: HashMap<&str, documents::LazyValues> = roots
         .iter()
         .map(|root| {
             let text = files
-                .get(&format!("{root}values.yaml"))
-                .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+                .get(format!("{root}values.yaml").as_str())
+                .map(|bytes| String::from_utf8_lossy(bytes))
                 .unwrap_or_default();
-            // Values that do not parse only hide test hooks that come from values.
-            let parsed = crate::yaml::from_str(&text).unwrap_or(serde_json::Value::Null);
-            (root.as_str(), parsed)
+            (root.as_str(), documents::LazyValues::new(text))
         })
         .collect();
     let mut scanner = documents::Scanner::new(&defines, &roots, &values);
-    for (path, bytes) in &files {
+    for (&path, &bytes) in &files {
         let Some((_, relative)) = split_root(&roots, path) else {
             continue;
         };
-        let text = String::from_utf8_lossy(bytes);
-        if relative.starts_with("templates/") {
-            scanner.lookups(path, &text);
+        if let Some((text, template)) = parsed.get(path) {
+            scanner.lookups(path, text);
             if is_rendered_template(relative) {
-                scanner.stream(path, 1, &parsed[path.as_str()].rendered, 0);
+                scanner.stream(path, 1, &template.rendered, 0);
             }
         } else if relative.starts_with("crds/") && is_manifest(relative) {
-            scanner.stream(path, 1, &text, 0);
+            scanner.stream(path, 1, &String::from_utf8_lossy(bytes), 0);
         }
     }
     let found = scanner.finish();
@@ -189,20 +194,20 @@ fn is_manifest(relative: &str) -> bool {
         .any(|ext| relative.ends_with(ext))
 }
 
-/// The chart's files with every packaged subchart (`<root>charts/<name>.tgz`) expanded under
+/// The files of every packaged subchart (`<root>charts/<name>.tgz`), expanded under
 /// `<root>charts/<name>.tgz/`, recursively. An archive that cannot be read is reported as
 /// unresolved: its kinds are unknown.
-fn with_packaged_subcharts(
+fn packaged_subcharts(
     files: &BTreeMap<String, Vec<u8>>,
     out: &mut KindScan,
 ) -> BTreeMap<String, Vec<u8>> {
-    let mut all = files.clone();
+    let mut expanded: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     let mut pending: Vec<(String, usize)> = archives_in(files.keys(), "")
         .into_iter()
         .map(|path| (path, 1))
         .collect();
     while let Some((archive, depth)) = pending.pop() {
-        let Some(bytes) = all.get(&archive).cloned() else {
+        let Some(bytes) = files.get(&archive).or_else(|| expanded.get(&archive)) else {
             continue;
         };
         if depth > MAX_ARCHIVE_DEPTH {
@@ -213,14 +218,14 @@ fn with_packaged_subcharts(
             });
             continue;
         }
-        match super::archive::read_entries(&archive, &bytes) {
+        match super::archive::read_entries(&archive, bytes) {
             Ok(entries) => {
                 let prefix = format!("{archive}/");
                 for nested in archives_in(entries.keys(), &prefix) {
                     pending.push((nested, depth + 1));
                 }
                 for (path, content) in entries {
-                    all.insert(format!("{prefix}{path}"), content);
+                    expanded.insert(format!("{prefix}{path}"), content);
                 }
             }
             Err(e) => out.unresolved.push(Unresolved {
@@ -230,7 +235,7 @@ fn with_packaged_subcharts(
             }),
         }
     }
-    all
+    expanded
 }
 
 /// Paths of `.tgz` subcharts directly under some `charts/` directory, prefixed.
@@ -246,9 +251,9 @@ fn archives_in<'a>(paths: impl Iterator<Item = &'a String>, prefix: &str) -> Vec
 
 /// Prefixes of every chart in the tree: `""` and each `.../charts/<name>/` that has a
 /// `Chart.yaml`.
-fn chart_roots(files: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
+fn chart_roots<'a>(paths: impl Iterator<Item = &'a str>) -> Vec<String> {
     let mut roots = vec![String::new()];
-    for path in files.keys() {
+    for path in paths {
         if let Some(root) = path.strip_suffix("Chart.yaml") {
             let parent = root.trim_end_matches('/').rsplit_once('/').map(|(p, _)| p);
             let in_charts_dir =

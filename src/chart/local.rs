@@ -1,6 +1,7 @@
 //! Charts on the local disk: a chart directory or a `.tgz` archive.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::Path;
 
 use super::{Chart, ChartError, MAX_CHART_BYTES, MAX_FILE_BYTES, archive};
@@ -67,9 +68,9 @@ fn load_dir(origin: &str, root: &Path) -> Result<Chart, ChartError> {
                 "it is a device, FIFO or socket".to_string(),
             ));
         }
-        let size = std::fs::metadata(entry.path())
-            .map_err(|e| unreadable(&e))?
-            .len();
+        // The size comes from the open file, so each file is looked up by path once.
+        let mut file = std::fs::File::open(entry.path()).map_err(|e| unreadable(&e))?;
+        let size = file.metadata().map_err(|e| unreadable(&e))?.len();
         if size > MAX_FILE_BYTES {
             return Err(ChartError::FileTooLarge(origin.to_string(), relative));
         }
@@ -77,7 +78,8 @@ fn load_dir(origin: &str, root: &Path) -> Result<Chart, ChartError> {
         if total > MAX_CHART_BYTES {
             return Err(ChartError::TooLarge(origin.to_string(), relative));
         }
-        let bytes = std::fs::read(entry.path()).map_err(|e| unreadable(&e))?;
+        let mut bytes = Vec::with_capacity(size as usize);
+        file.read_to_end(&mut bytes).map_err(|e| unreadable(&e))?;
         files.insert(relative, bytes);
     }
     Chart::from_files(origin, files)

@@ -21,18 +21,32 @@ pub fn run(ui: &Ui, args: NewArgs) -> anyhow::Result<()> {
 }
 
 fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
+    scaffold::templates::preload(scaffold::helm::PLAN_TEMPLATES);
     let (chart, api) = helm_project::chart_and_names(ui, &args.api, domain)?;
     let name = inputs::project_name(ui, args.name.as_deref(), &api.kind)?;
     let target = PathBuf::from(name.as_str());
     ensure_target_free(&target)?;
 
-    let (plan, project, summary) = helm_plan(&name, domain, &api, &chart)?;
+    // The chart is most of the project's bytes and is copied as it is: write it into the
+    // staging directory while its RBAC, CRD schema and the other files are derived from it.
+    // Any error drops the staging directory, so nothing is left either way.
+    let staging = scaffold::write::Staging::new(&target).map_err(write_error)?;
+    let chart_dir = format!("helm-charts/{}", chart.name());
+    let (planned, chart_written) = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| staging.write_tree(&chart_dir, &chart.files));
+        let planned = helm_plan(&name, domain, &api, &chart);
+        (planned, writer.join())
+    });
+    let (mut plan, project, summary) = planned?;
+    chart_written
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        .map_err(write_error)?;
     for warning in &summary.warnings {
         ui.warn(warning);
     }
-    let mut plan = plan;
     plan.add(crate::project::PROJECT_FILE, project.to_yaml());
-    scaffold::write::create_project(&target, &plan).map_err(write_error)?;
+    staging.write_plan(&plan).map_err(write_error)?;
+    staging.finish().map_err(write_error)?;
     report(ui, &name, &api, &chart, &plan, &summary);
     Ok(())
 }

@@ -113,7 +113,25 @@ pub fn watches_entry(api: &HelmApi) -> Result<String, TemplateError> {
     templates::render("helm/watches_entry.yaml.tera", &context)
 }
 
-/// Every file of a new Helm operator project except `PROJECT`, which `commands` writes.
+/// The templates [`plan`] renders, for [`templates::preload`].
+pub const PLAN_TEMPLATES: &[&str] = &[
+    "helm/README.md.tera",
+    "helm/watches.yaml.tera",
+    "helm/build/Dockerfile.tera",
+    "helm/deploy/operator.yaml.tera",
+    "helm/deploy/role.yaml.tera",
+    "helm/deploy/crd.yaml.tera",
+    "helm/deploy/cr.yaml.tera",
+    "common/gitignore.tera",
+    "common/dockerignore.tera",
+    "common/deploy/service_account.yaml.tera",
+    "common/deploy/role_binding.yaml.tera",
+    "common/deploy/kustomization.yaml.tera",
+];
+
+/// Every file of a new Helm operator project except `PROJECT`, which `commands` writes, and
+/// the files of its charts, which are written as they are from each API's chart (see
+/// [`super::write::Staging::write_tree`]) rather than copied into the plan.
 pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
     let mut plan = FilePlan::new();
     let role = &project.rbac;
@@ -144,7 +162,6 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
     plan.add("deploy/role.yaml", role_file(role)?);
     common::add_shared_files(&mut plan, &context)?;
     for api in &project.apis {
-        plan.add_tree(&api.chart_dir, &api.chart.files);
         add_api_files(&mut plan, api)?;
     }
     Ok(plan)
@@ -237,17 +254,18 @@ pub fn sample_spec_block(values_text: &str) -> String {
 /// Indents every non-empty line by `width` spaces.
 pub fn indent(text: &str, width: usize) -> String {
     let pad = " ".repeat(width);
-    text.trim_end()
-        .lines()
-        .map(|line| {
-            if line.is_empty() {
-                String::new()
-            } else {
-                format!("{pad}{line}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    // One buffer for the whole text: a CRD schema runs to thousands of lines.
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    for (index, line) in text.trim_end().lines().enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        if !line.is_empty() {
+            out.push_str(&pad);
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// The starter chart (like `helm create`), named `chart_name`. As `helm create` does, the
@@ -277,6 +295,14 @@ mod tests {
         );
         assert_eq!(sample_spec_block("# only comments\n\n"), "spec: {}");
         assert_eq!(sample_spec_block("---\na: 1\n"), "spec:\n  a: 1");
+    }
+
+    /// A misspelt name would only go unparsed ahead of time; this keeps the list honest.
+    #[test]
+    fn plan_templates_exist() {
+        for name in PLAN_TEMPLATES {
+            assert!(templates::raw(name).is_ok(), "{name}");
+        }
     }
 
     #[test]

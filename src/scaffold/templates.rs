@@ -54,6 +54,22 @@ fn includes(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// Starts parsing `names` (with what they include) on a thread of its own, for a command that
+/// has other work to do before it renders them: parsing is a good part of rendering, and the
+/// second core is otherwise idle while a command reads its inputs. A render that comes first
+/// waits for the parse or does it itself; a template that fails to parse is reported by the
+/// render that needs it.
+pub fn preload(names: &'static [&'static str]) {
+    std::thread::spawn(move || {
+        let mut tera = engine()
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        for name in names {
+            let _ = load(&mut tera, name);
+        }
+    });
+}
+
 pub fn render(name: &str, context: &tera::Context) -> Result<String, TemplateError> {
     // A poisoned lock only means another render panicked; the parsed templates are intact.
     let mut tera = engine()

@@ -1,6 +1,10 @@
 //! Writing a plan to disk atomically: everything goes into a staging directory beside the
 //! target and is renamed into place only when every file was written.
+//!
+//! Nothing is synced to disk: the guarantee is that the target never holds a partial project
+//! (the rename is atomic), not durability across a power cut, which `cp` does not give either.
 
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
@@ -19,7 +23,7 @@ pub enum WriteError {
 
 /// Whether `target` can receive a new project: `Ok(false)` when it does not exist, `Ok(true)`
 /// when it is an empty directory, `TargetExists` otherwise. Commands call it early, before any
-/// slow work; [`create_project`] calls it again just before writing.
+/// slow work; [`Staging`] calls it again when it starts and just before the rename.
 pub fn check_target(target: &Path) -> Result<bool, WriteError> {
     match std::fs::read_dir(target) {
         Ok(mut entries) => match entries.next() {
@@ -35,60 +39,127 @@ pub fn check_target(target: &Path) -> Result<bool, WriteError> {
 /// Creates `target` holding exactly the files of `plan`. `target` must not exist or be an empty
 /// directory. On any error nothing is left behind.
 pub fn create_project(target: &Path, plan: &FilePlan) -> Result<(), WriteError> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |e| WriteError::Io(path, e)
-    };
-    let target_was_empty_dir = check_target(target)?;
-    let parent = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent).map_err(io(&parent))?;
-    let file_name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "project".to_string());
-    // Dropping the TempDir on any early return removes the staging directory.
-    let staging = tempfile::Builder::new()
-        .prefix(&format!(".{file_name}.staging-"))
-        .tempdir_in(&parent)
-        .map_err(io(&parent))?;
-    write_plan(staging.path(), plan)?;
-    if target_was_empty_dir {
-        std::fs::remove_dir(target).map_err(io(target))?;
+    let staging = Staging::new(target)?;
+    staging.write_plan(plan)?;
+    staging.finish()
+}
+
+/// A new project being written: a hidden staging directory beside the target, renamed to the
+/// target by [`Staging::finish`] once every file is written, and removed when the staging is
+/// dropped unfinished (on any error). Writing takes `&self`, so several threads can write
+/// disjoint parts of the project at once, for example a chart's files while the rest of the
+/// project is still being derived.
+pub struct Staging {
+    dir: tempfile::TempDir,
+    target: PathBuf,
+}
+
+impl Staging {
+    /// Starts a project at `target`, which must not exist or be an empty directory.
+    pub fn new(target: &Path) -> Result<Staging, WriteError> {
+        check_target(target)?;
+        let parent = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&parent).map_err(|e| WriteError::Io(parent.clone(), e))?;
+        let file_name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "project".to_string());
+        let dir = tempfile::Builder::new()
+            .prefix(&format!(".{file_name}.staging-"))
+            .tempdir_in(&parent)
+            .map_err(|e| WriteError::Io(parent.clone(), e))?;
+        Ok(Staging {
+            dir,
+            target: target.to_path_buf(),
+        })
     }
-    let staged = staging.keep();
-    std::fs::rename(&staged, target).map_err(|e| {
-        let _ = std::fs::remove_dir_all(&staged);
-        WriteError::Io(target.to_path_buf(), e)
-    })?;
-    Ok(())
+
+    /// Writes every file of `plan`.
+    pub fn write_plan(&self, plan: &FilePlan) -> Result<(), WriteError> {
+        write_plan(self.dir.path(), plan)
+    }
+
+    /// Writes `files` (relative path -> bytes) under `prefix/`, as they are: the files of a
+    /// chart, without copying them into a plan first.
+    pub fn write_tree(
+        &self,
+        prefix: &str,
+        files: &BTreeMap<String, Vec<u8>>,
+    ) -> Result<(), WriteError> {
+        let mut writer = TreeWriter::new(self.dir.path());
+        for (path, bytes) in files {
+            writer.write(&format!("{prefix}/{path}"), bytes, false)?;
+        }
+        Ok(())
+    }
+
+    /// Moves the project into place. The target is checked once more: it may have been
+    /// created while the project was being written.
+    pub fn finish(self) -> Result<(), WriteError> {
+        let target = &self.target;
+        if check_target(target)? {
+            std::fs::remove_dir(target).map_err(|e| WriteError::Io(target.clone(), e))?;
+        }
+        let staged = self.dir.keep();
+        std::fs::rename(&staged, target).map_err(|e| {
+            let _ = std::fs::remove_dir_all(&staged);
+            WriteError::Io(target.clone(), e)
+        })?;
+        Ok(())
+    }
 }
 
 /// Writes every file of `plan` under `root`, creating directories as needed.
 pub fn write_plan(root: &Path, plan: &FilePlan) -> Result<(), WriteError> {
+    let mut writer = TreeWriter::new(root);
     for (path, file) in plan.iter() {
+        writer.write(path, &file.bytes, file.executable)?;
+    }
+    Ok(())
+}
+
+/// Writes files under one root, making each directory once: asking the file system again
+/// for every file was a failed mkdir and a stat per file.
+struct TreeWriter<'r> {
+    root: &'r Path,
+    made: HashSet<PathBuf>,
+}
+
+impl<'r> TreeWriter<'r> {
+    fn new(root: &'r Path) -> Self {
+        TreeWriter {
+            root,
+            made: HashSet::new(),
+        }
+    }
+
+    fn write(&mut self, path: &str, bytes: &[u8], executable: bool) -> Result<(), WriteError> {
         let relative = Path::new(path);
         let plain = relative
             .components()
             .all(|c| matches!(c, std::path::Component::Normal(_)));
         if !plain {
-            return Err(WriteError::BadPath(path.clone()));
+            return Err(WriteError::BadPath(path.to_string()));
         }
-        let full = root.join(relative);
-        if let Some(dir) = full.parent() {
+        let full = self.root.join(relative);
+        if let Some(dir) = full.parent()
+            && !self.made.contains(dir)
+        {
             std::fs::create_dir_all(dir).map_err(|e| WriteError::Io(dir.to_path_buf(), e))?;
+            self.made.insert(dir.to_path_buf());
         }
-        std::fs::write(&full, &file.bytes).map_err(|e| WriteError::Io(full.clone(), e))?;
+        std::fs::write(&full, bytes).map_err(|e| WriteError::Io(full.clone(), e))?;
         #[cfg(unix)]
-        if file.executable {
+        if executable {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&full, std::fs::Permissions::from_mode(0o755))
                 .map_err(|e| WriteError::Io(full.clone(), e))?;
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// What [`apply_changes`] did, for the report.

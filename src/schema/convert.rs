@@ -72,7 +72,7 @@ pub(super) fn convert(document: &Value) -> SpecSchema {
         nodes: 0,
         unchecked_required: Vec::new(),
     };
-    let mut root = converter.node(document, "spec", true);
+    let mut root = converter.node(document.clone(), "spec", true);
     root.nullable = false;
     if root.ty != Some(Type::Object) {
         if root.ty.is_some() || root.int_or_string {
@@ -134,7 +134,9 @@ impl<'a> Converter<'a> {
 
     /// Converts one schema. `merged` says whether Helm merges values at this place over the
     /// chart's defaults (true down from the root until a list is crossed).
-    fn node(&mut self, schema: &Value, path: &str, merged: bool) -> Node {
+    /// The schema is taken by value: every node owns its subtree once, where borrowing it
+    /// made each level copy everything below it.
+    fn node(&mut self, schema: Value, path: &str, merged: bool) -> Node {
         if self.depth >= MAX_DEPTH {
             self.relax(
                 path,
@@ -149,7 +151,7 @@ impl<'a> Converter<'a> {
             Value::Bool(true) => Node::any(),
             Value::Object(map) => {
                 let mut flat = Flat::default();
-                self.flatten_into(&mut flat, Value::Object(map.clone()), path);
+                self.flatten_into(&mut flat, Value::Object(map), path);
                 self.junctions(&mut flat, path);
                 self.build(flat, path, merged)
             }
@@ -723,7 +725,7 @@ impl<'a> Converter<'a> {
         match keys.remove("properties") {
             Some(Value::Object(properties)) => {
                 for (name, schema) in properties {
-                    let mut child = self.node(&schema, &child_path(path, &name), merged);
+                    let mut child = self.node(schema, &child_path(path, &name), merged);
                     if merged {
                         child.nullable = true;
                     }
@@ -773,7 +775,7 @@ impl<'a> Converter<'a> {
         }
         if let Some(schema) = values_schema {
             if node.properties.is_empty() {
-                let mut values = self.node(&schema, &format!("{path}.*"), merged);
+                let mut values = self.node(schema, &format!("{path}.*"), merged);
                 if merged {
                     values.nullable = true;
                 }
@@ -806,7 +808,7 @@ impl<'a> Converter<'a> {
                 );
                 Node::any()
             }
-            Some(schema) => self.node(&schema, &items_path, false),
+            Some(schema) => self.node(schema, &items_path, false),
             None => {
                 if tuple {
                     self.relax(

@@ -16,4 +16,5 @@ pub mod openapi;
 pub mod operator;
 pub mod project;
 pub mod registry;
+pub mod terminal;
 pub mod tools;

@@ -2,6 +2,8 @@
 //! top-level `apiVersion:`/`kind:` keys of each document, the items of a `kind: List`, and the
 //! helpers included at the top level.
 
+use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use serde_json::Value;
@@ -22,11 +24,40 @@ pub(super) struct Found {
     pub test_hooks: Vec<KindRef>,
 }
 
+/// A chart's default values, parsed the first time a document's metadata reads them and only
+/// if they can name a hook at all: values.yaml is often the largest file of a chart, and
+/// parsing it was a large share of the scan.
+pub(super) struct LazyValues<'t> {
+    text: Cow<'t, str>,
+    parsed: OnceCell<Value>,
+}
+
+impl<'t> LazyValues<'t> {
+    pub fn new(text: Cow<'t, str>) -> Self {
+        LazyValues {
+            text,
+            parsed: OnceCell::new(),
+        }
+    }
+
+    /// Whether some value may hold a `helm.sh/hook` key. A YAML key has that name only when
+    /// the text spells it, or writes it with escapes (which need a backslash).
+    fn may_name_hooks(&self) -> bool {
+        self.text.contains("helm.sh/hook") || self.text.contains('\\')
+    }
+
+    fn get(&self) -> &Value {
+        // Values that do not parse only hide test hooks that come from values.
+        self.parsed
+            .get_or_init(|| crate::yaml::from_str(&self.text).unwrap_or(Value::Null))
+    }
+}
+
 pub(super) struct Scanner<'a> {
     defines: &'a HashMap<String, Define>,
     /// Every chart root of the tree (see `chart_roots`), and the default values of each.
     roots: &'a [String],
-    values: &'a HashMap<&'a str, Value>,
+    values: &'a HashMap<&'a str, LazyValues<'a>>,
     found: Found,
 }
 
@@ -43,7 +74,7 @@ impl<'a> Scanner<'a> {
     pub fn new(
         defines: &'a HashMap<String, Define>,
         roots: &'a [String],
-        values: &'a HashMap<&'a str, Value>,
+        values: &'a HashMap<&'a str, LazyValues<'a>>,
     ) -> Self {
         Scanner {
             defines,
@@ -141,10 +172,11 @@ impl<'a> Scanner<'a> {
         // own; otherwise it fills in nested content.
         let creates = kind_lines.is_empty();
         if depth < MAX_INCLUDE_DEPTH {
+            // The definitions outlive the scanner, so a helper is streamed without a copy.
+            let defines = self.defines;
             for (number, name, text) in includes {
-                match self.defines.get(&name) {
+                match defines.get(&name) {
                     Some(define) => {
-                        let define = define.clone();
                         let before = self.found_count();
                         self.stream(&define.file, define.first_line, &define.text, depth + 1);
                         // A helper that prints values (`common.tplvalues.render` of
@@ -300,15 +332,22 @@ impl<'a> Scanner<'a> {
                 return only_test_hooks(value);
             }
         }
-        let root = split_root(self.roots, file).map_or("", |(root, _)| root);
-        let Some(values) = self.values.get(root) else {
-            return false;
-        };
-        metadata
+        let paths: Vec<Vec<String>> = metadata
             .iter()
             .flat_map(|line| template::actions(line))
             .flat_map(|action| values_paths(&action.body))
-            .filter_map(|path| value_at(values, &path))
+            .collect();
+        if paths.is_empty() {
+            return false;
+        }
+        let root = split_root(self.roots, file).map_or("", |(root, _)| root);
+        let Some(values) = self.values.get(root).filter(|v| v.may_name_hooks()) else {
+            return false;
+        };
+        let values = values.get();
+        paths
+            .iter()
+            .filter_map(|path| value_at(values, path))
             .find_map(|value| value.get("helm.sh/hook").and_then(Value::as_str))
             .is_some_and(only_test_hooks)
     }
@@ -395,6 +434,10 @@ impl<'a> Scanner<'a> {
     /// Records every `lookup` call in the file (helpers and NOTES.txt included: Helm renders
     /// them during the install, and a forbidden lookup fails it).
     pub fn lookups(&mut self, file: &str, text: &str) {
+        // Most templates call no lookup: skip reading their actions again.
+        if !text.contains("lookup") {
+            return;
+        }
         for action in template::actions(text).iter().filter(|a| !a.is_comment()) {
             for call in template::lookup_calls(action) {
                 let line = template::line_of(text, action.start);

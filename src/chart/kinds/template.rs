@@ -151,6 +151,25 @@ fn read_string(text: &str, start: usize) -> (String, usize) {
     (value, text.len())
 }
 
+/// The offset just past the string literal starting at `start`, as [`read_string`] finds it,
+/// without collecting its value: finding where an action ends needs only that.
+fn skip_string(text: &str, start: usize) -> usize {
+    let bytes = text.as_bytes();
+    let quote = bytes[start];
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b if b == quote => return i + 1,
+            b'\n' if quote == b'"' => return i,
+            // An escape takes the next character, whatever it is; UTF-8 continuation bytes
+            // never equal a quote, a newline or a backslash, so stepping bytewise is safe.
+            b'\\' if quote == b'"' => i += 2,
+            _ => i += 1,
+        }
+    }
+    text.len()
+}
+
 fn first_string_literal(text: &str) -> Option<String> {
     if text.starts_with('"') || text.starts_with('`') {
         Some(read_string(text, 0).0)
@@ -181,7 +200,7 @@ pub(crate) fn actions(text: &str) -> Vec<Action> {
                 continue;
             }
             match bytes[j] {
-                b'"' | b'`' => j = read_string(text, j).1,
+                b'"' | b'`' => j = skip_string(text, j),
                 b'/' if bytes[j..].starts_with(b"/*") => {
                     in_comment = true;
                     j += 2;
@@ -233,6 +252,30 @@ pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
+/// Line numbers of many offsets in one text: counting the newlines before each offset anew
+/// made a helpers file with dozens of defines quadratic in its length.
+struct LineIndex {
+    newlines: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> Self {
+        LineIndex {
+            newlines: text
+                .bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i)
+                .collect(),
+        }
+    }
+
+    /// As [`line_of`].
+    fn line_of(&self, offset: usize) -> usize {
+        self.newlines.partition_point(|&at| at < offset) + 1
+    }
+}
+
 /// Keeps only the newlines of `text`, so that removing it keeps line numbers.
 fn newlines_of(text: &str) -> String {
     text.chars().filter(|c| *c == '\n').collect()
@@ -240,6 +283,7 @@ fn newlines_of(text: &str) -> String {
 
 pub(crate) fn parse(file: &str, text: &str) -> Parsed {
     let all = actions(text);
+    let lines = LineIndex::new(text);
     // Stack of open blocks: Some((name, body start offset)) for defines, None for others.
     let mut stack: Vec<Option<(String, usize, usize)>> = Vec::new();
     // Byte ranges that are not rendered in place.
@@ -265,7 +309,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Parsed {
             defines.push(Define {
                 name,
                 file: file.to_string(),
-                first_line: line_of(text, body_start),
+                first_line: lines.line_of(body_start),
                 text: without_comments(body),
             });
             removed.push((define_start, action.end));
@@ -277,7 +321,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Parsed {
         defines.push(Define {
             name,
             file: file.to_string(),
-            first_line: line_of(text, body_start),
+            first_line: lines.line_of(body_start),
             text: without_comments(&text[body_start..]),
         });
         removed.push((define_start, text.len()));
