@@ -106,11 +106,9 @@ impl Env {
     /// The real kubectl against the same server, `-o json`.
     fn kubectl(&self, args: &[&str]) -> Value {
         let cache = self.home.path().join("kubectl-cache");
-        let output = support::kube_server::kubectl()
-            .arg("--kubeconfig")
-            .arg(self.server.kubeconfig())
-            .arg("--cache-dir")
-            .arg(&cache)
+        let output = self
+            .server
+            .kubectl(&cache)
             .args(args)
             .args(["-o", "json"])
             .output()
@@ -1072,11 +1070,9 @@ fn discovery_dir(env: &Env, cache_dir: &std::path::Path) -> PathBuf {
 /// kubectl with its own `--cache-dir`, reporting the requests it sent.
 fn kubectl_with_cache(env: &Env, cache_dir: &std::path::Path, args: &[&str]) -> Vec<RequestRecord> {
     env.server.reset_requests();
-    let output = support::kube_server::kubectl()
-        .arg("--kubeconfig")
-        .arg(env.server.kubeconfig())
-        .arg("--cache-dir")
-        .arg(cache_dir)
+    let output = env
+        .server
+        .kubectl(cache_dir)
         .args(args)
         .output()
         .expect("kubectl runs");
@@ -1266,11 +1262,9 @@ const UNINSTALL_FINALIZER: &str = "helm.sdk.operatorframework.io/uninstall-relea
 
 /// What the helm-operator does to a custom resource it reconciles: it adds its finalizer.
 fn add_uninstall_finalizer(env: &Env) {
-    let output = support::kube_server::kubectl()
-        .arg("--kubeconfig")
-        .arg(env.server.kubeconfig())
-        .arg("--cache-dir")
-        .arg(env.home.path().join("kubectl-cache"))
+    let output = env
+        .server
+        .kubectl(&env.home.path().join("kubectl-cache"))
         .args(["-n", "demo", "patch", "helloworlds", "hello-world-sample"])
         .args(["--type=merge", "-p"])
         .arg(format!(

@@ -40,11 +40,9 @@ impl<'a> Kubectl<'a> {
 
     fn run(&self, args: &[&str], stdin: Option<&str>) -> Output {
         use std::io::Write;
-        let mut child = support::kube_server::kubectl()
-            .arg("--kubeconfig")
-            .arg(self.server.kubeconfig())
-            .arg("--cache-dir")
-            .arg(self.cache.path())
+        let mut child = self
+            .server
+            .kubectl(self.cache.path())
             .args(args)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())

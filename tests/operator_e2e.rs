@@ -46,18 +46,7 @@ fn built() -> &'static Built {
         // Outside the repository, which is a cargo workspace the project is no member of; the
         // binary stays in the shared target directory when the project is gone.
         let parent = tempfile::tempdir().unwrap();
-        let project = parent.path().join(NAME);
-        support::project::operator_rs(parent.path())
-            .args([
-                "new",
-                NAME,
-                "--api-version=cache.example.com/v1alpha1",
-                "--kind=Memcached",
-                "--yes",
-                "--quiet",
-            ])
-            .assert()
-            .success();
+        let project = support::project::new_memcached_operator(parent.path(), NAME);
         let started = Instant::now();
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let output = Command::new(cargo)
@@ -116,12 +105,10 @@ impl Cluster {
     }
 
     /// The real kubectl against the server; must succeed; its output as text.
-    fn kubectl_text(&self, args: &[&str]) -> String {
-        let output = support::kube_server::kubectl()
-            .arg("--kubeconfig")
-            .arg(self.server.kubeconfig())
-            .arg("--cache-dir")
-            .arg(self.kubectl_cache.path())
+    fn kubectl(&self, args: &[&str]) -> String {
+        let output = self
+            .server
+            .kubectl(self.kubectl_cache.path())
             .args(args)
             .output()
             .expect("kubectl runs");
@@ -133,17 +120,11 @@ impl Cluster {
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
-    fn kubectl(&self, args: &[&str]) -> String {
-        self.kubectl_text(args)
-    }
-
     /// `kubectl get ... -o json` in the test namespace; `None` when it is not found.
     fn get(&self, resource: &str, name: &str) -> Option<Value> {
-        let output = support::kube_server::kubectl()
-            .arg("--kubeconfig")
-            .arg(self.server.kubeconfig())
-            .arg("--cache-dir")
-            .arg(self.kubectl_cache.path())
+        let output = self
+            .server
+            .kubectl(self.kubectl_cache.path())
             .args(["get", "-n", NAMESPACE, resource, name, "-o", "json"])
             .output()
             .expect("kubectl runs");
@@ -197,9 +178,14 @@ impl Cluster {
 
     /// Starts the operator binary against this server with `args`.
     fn operator(&self, label: &str, args: &[&str]) -> Running {
+        self.operator_serving_metrics_at(label, &free_address(), args)
+    }
+
+    /// Starts the operator binary with `args`, its metrics served at `metrics`.
+    fn operator_serving_metrics_at(&self, label: &str, metrics: &str, args: &[&str]) -> Running {
         let mut command = Command::new(&built().binary);
         command
-            .args(["--metrics-bind-address", &free_address()])
+            .args(["--metrics-bind-address", metrics])
             .args(["--health-probe-bind-address", &free_address()])
             .args(args)
             .env_clear()
@@ -448,27 +434,19 @@ struct Replica {
 impl Replica {
     fn start(cluster: &Cluster, identity: &'static str) -> Replica {
         let metrics = free_address();
-        let mut command = Command::new(&built().binary);
-        command
-            .args(["--metrics-bind-address", &metrics])
-            .args(["--health-probe-bind-address", &free_address()])
-            .args([
+        let process = cluster.operator_serving_metrics_at(
+            identity,
+            &metrics,
+            &[
                 "--leader-elect",
                 "--leader-election-id=e2e-leader",
                 "--leader-election-identity",
                 identity,
-            ])
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", cluster.home.path())
-            .env("KUBECONFIG", cluster.server.kubeconfig())
-            .env("WATCH_NAMESPACE", NAMESPACE)
-            .env("POD_NAMESPACE", NAMESPACE)
-            .env("RUST_LOG", "info")
-            .env("NO_COLOR", "1");
+            ],
+        );
         Replica {
             identity,
-            process: Running::spawn(identity, &mut command),
+            process,
             metrics,
         }
     }

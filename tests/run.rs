@@ -5,7 +5,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -21,22 +21,6 @@ const SAMPLE: &str = "deploy/crds/cache.example.com_v1alpha1_memcached_cr.yaml";
 const BUILD_DEADLINE: Duration = Duration::from_secs(30 * 60);
 /// Everything after the build: the operator's requests to a server on this machine.
 const DEADLINE: Duration = Duration::from_secs(60);
-
-/// `operator-rs new` of the Memcached kind in `parent`; returns the project directory.
-fn new_project(parent: &Path) -> PathBuf {
-    support::project::operator_rs(parent)
-        .args([
-            "new",
-            NAME,
-            "--api-version=cache.example.com/v1alpha1",
-            "--kind=Memcached",
-            "--yes",
-            "--quiet",
-        ])
-        .assert()
-        .success();
-    parent.join(NAME)
-}
 
 /// `operator-rs ARGS` in `project`, building in the shared target directory, with a HOME of
 /// its own so that no real kubeconfig is read.
@@ -55,11 +39,8 @@ fn operator_rs_in(project: &Path, home: &Path, args: &[&str]) -> Command {
 
 /// The real kubectl against the test server, `-o json`.
 fn kubectl(server: &KubeServer, cache: &Path, args: &[&str]) -> Value {
-    let output = support::kube_server::kubectl()
-        .arg("--kubeconfig")
-        .arg(server.kubeconfig())
-        .arg("--cache-dir")
-        .arg(cache)
+    let output = server
+        .kubectl(cache)
         .args(args)
         .args(["-o", "json"])
         .output()
@@ -104,7 +85,7 @@ fn run_flow(reconcile: bool) {
     let work = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    let project = new_project(work.path());
+    let project = support::project::new_memcached_operator(work.path(), NAME);
     let server = KubeServer::start();
     let kubeconfig = server.kubeconfig();
     let kubeconfig = kubeconfig.to_str().unwrap();

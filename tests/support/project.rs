@@ -15,6 +15,23 @@ pub fn operator_rs(cwd: &Path) -> Command {
     command
 }
 
+/// `operator-rs new NAME` of a Rust project with the Memcached kind of
+/// `cache.example.com/v1alpha1` in `parent`; returns the project directory.
+pub fn new_memcached_operator(parent: &Path, name: &str) -> PathBuf {
+    operator_rs(parent)
+        .args([
+            "new",
+            name,
+            "--api-version=cache.example.com/v1alpha1",
+            "--kind=Memcached",
+            "--yes",
+            "--quiet",
+        ])
+        .assert()
+        .success();
+    parent.join(name)
+}
+
 /// The shared real-world charts, read-only.
 pub fn shared_charts() -> PathBuf {
     let dir = std::env::var_os("OPERATOR_RS_SHARED_CHARTS")

@@ -250,6 +250,18 @@ users:
             .collect()
     }
 
+    /// The real `kubectl` pointed at this server, with its discovery cache in `cache_dir` (never
+    /// the user's `~/.kube/cache`).
+    pub fn kubectl(&self, cache_dir: &Path) -> std::process::Command {
+        let mut command = kubectl();
+        command
+            .arg("--kubeconfig")
+            .arg(self.kubeconfig())
+            .arg("--cache-dir")
+            .arg(cache_dir);
+        command
+    }
+
     /// The current resourceVersion of the whole store: unchanged means nothing was written.
     pub fn resource_version(&self) -> u64 {
         self.lock().resource_version()
