@@ -274,14 +274,7 @@ async fn history_is_bounded_as_helm_bounds_it() {
         )
         .unwrap();
     }
-    let theirs: Vec<i64> = store
-        .history("theirs")
-        .await
-        .unwrap()
-        .releases
-        .iter()
-        .map(|r| r.version)
-        .collect();
+    let theirs = revisions(&store, "theirs").await;
 
     // Ours, the same sequence of revisions.
     store
@@ -300,14 +293,7 @@ async fn history_is_bounded_as_helm_bounds_it() {
             .await
             .unwrap();
     }
-    let ours: Vec<i64> = store
-        .history("ours")
-        .await
-        .unwrap()
-        .releases
-        .iter()
-        .map(|r| r.version)
-        .collect();
+    let ours = revisions(&store, "ours").await;
     assert_eq!(ours, theirs);
     assert_eq!(ours, [3, 4, 5]);
 
@@ -371,4 +357,16 @@ async fn damaged_release_secrets_are_skipped_and_reported() {
         .to_string();
     assert!(exists.contains("already exists"), "{exists}");
     assert!(stored_release::decode(b"").is_err());
+}
+
+/// The revisions of `name` in the store, oldest first.
+async fn revisions(store: &ReleaseStore, name: &str) -> Vec<i64> {
+    store
+        .history(name)
+        .await
+        .unwrap()
+        .releases
+        .iter()
+        .map(|r| r.version)
+        .collect()
 }

@@ -183,12 +183,7 @@ impl HelmOracle {
         });
         let mut out = Vec::with_capacity(reqs.len());
         for _ in reqs {
-            let mut line = String::new();
-            self.stdout
-                .read_line(&mut line)
-                .expect("read from the oracle");
-            assert!(!line.is_empty(), "the Helm oracle stopped");
-            let answer: Json = serde_json::from_str(&line).expect("oracle answers JSON");
+            let answer = self.read_answer();
             out.push(match answer.get("manifests") {
                 Some(Json::Object(m)) => Ok(m
                     .iter()
@@ -203,18 +198,23 @@ impl HelmOracle {
 }
 
 impl HelmOracle {
+    /// The oracle's next answer line, as JSON.
+    fn read_answer(&mut self) -> Json {
+        let mut line = String::new();
+        self.stdout
+            .read_line(&mut line)
+            .expect("read from the oracle");
+        assert!(!line.is_empty(), "the Helm oracle stopped");
+        serde_json::from_str(&line).expect("oracle answers JSON")
+    }
+
     /// One request on releases in a cluster (see helm_oracle.py): `op` with its arguments;
     /// the SDK's answer, or Helm's error message.
     pub fn release_op(&mut self, request: Json) -> Result<Json, String> {
         let stdin = self.stdin.as_mut().expect("oracle stdin");
         writeln!(stdin, "{request}").expect("write to the oracle");
         stdin.flush().expect("flush the oracle");
-        let mut line = String::new();
-        self.stdout
-            .read_line(&mut line)
-            .expect("read from the oracle");
-        assert!(!line.is_empty(), "the Helm oracle stopped");
-        let answer: Json = serde_json::from_str(&line).expect("oracle answers JSON");
+        let answer = self.read_answer();
         match answer.get("result") {
             Some(result) => Ok(result.clone()),
             None => Err(answer["error"].as_str().unwrap_or_default().to_string()),
