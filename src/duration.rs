@@ -1,4 +1,7 @@
-//! Durations as people type them on the command line: `90s`, `5m`, `1h30m`, `500ms`.
+//! Durations in the two dialects operator-rs reads: [`parse`] for our own flags, as people
+//! type them (`90s`, `5m`, `1h30m`, `500ms`), with messages that say how to fix them; and
+//! [`parse_go`] for what Go programs read (watches.yaml, the helm-operator's flags), which must
+//! accept and refuse exactly what Go's `time.ParseDuration` does, with Go's messages.
 
 use std::time::Duration;
 
