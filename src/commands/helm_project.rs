@@ -189,7 +189,10 @@ pub fn relaxed_warning(api: &ApiNames, schema: &SpecSchema) -> Option<String> {
 
 /// The operator's RBAC for all its charts and custom resources.
 pub fn rbac_for(charts: &[&Chart], apis: &[(&str, &str)]) -> rbac::RbacPlan {
-    let scans: Vec<chart::kinds::KindScan> = charts.iter().map(|c| chart::kinds::scan(c)).collect();
+    let scans: Vec<chart::kinds::KindScan> = charts
+        .iter()
+        .map(|c| rbac::from_render::scan_and_render(c))
+        .collect();
     let scan_refs: Vec<&chart::kinds::KindScan> = scans.iter().collect();
     let owned: Vec<rbac::OwnedApi> = apis
         .iter()
