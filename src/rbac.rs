@@ -430,8 +430,18 @@ fn add_reason(plan: &mut RbacPlan, reason: &str) {
     }
 }
 
-fn unresolved_warning(gap: &Unresolved) -> String {
-    if gap.line == 0 {
+fn unresolved_warning(gap: &Unresolved, shown: Option<&Vec<String>>) -> String {
+    if let Some(kinds) = shown {
+        format!(
+            "{}:{}: the objects `{}` creates come from values; with the chart's own values they \
+             are {}, which the role covers: add rules to deploy/role.yaml for any other kind you \
+             set there",
+            gap.file,
+            gap.line,
+            gap.text,
+            kinds.join(", ")
+        )
+    } else if gap.line == 0 {
         format!(
             "{}: {}; the kinds it creates are unknown, so the role has no rules for them: add \
              them to deploy/role.yaml by hand",
@@ -561,7 +571,8 @@ fn release_objects(scans: &[&KindScan], plan: &mut RbacPlan) -> Created {
     }
     for scan in scans {
         for gap in &scan.unresolved {
-            plan.warnings.push(unresolved_warning(gap));
+            let shown = scan.shown.get(&(gap.file.clone(), gap.line));
+            plan.warnings.push(unresolved_warning(gap, shown));
         }
     }
     for ((group, kind), places) in unknown {

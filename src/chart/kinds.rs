@@ -97,6 +97,9 @@ pub struct KindScan {
     pub elsewhere: Vec<Elsewhere>,
     /// What rendering the chart told that its text does not (defaults that do not render).
     pub notes: Vec<String>,
+    /// The kinds a render with the chart's own values showed for an [`Unresolved`] place
+    /// (file, line) of whole objects from values (`extraObjects`).
+    pub shown: BTreeMap<(String, usize), Vec<String>>,
 }
 
 /// A rendered object in a namespace of its own.

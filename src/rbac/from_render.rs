@@ -80,10 +80,28 @@ pub fn add_rendered(scan: &mut KindScan, probe: &Probe, chart_name: &str) {
         .sort_by(|a, b| (&a.namespace, &a.kind, &a.file).cmp(&(&b.namespace, &b.kind, &b.file)));
     scan.elsewhere
         .dedup_by(|a, b| (&a.namespace, &a.kind, &a.file) == (&b.namespace, &b.kind, &b.file));
-    // A templated kind in a template that rendered what its text does not name is covered.
+    // A templated `kind:` in a template that rendered what its text does not name is covered:
+    // one value picks the kind, and the render saw it. Whole objects from values
+    // (`extraObjects`) are covered for the kinds the chart's own values show, but a user may
+    // set any other kind there: they stay unknown, with the kinds shown.
+    let mut shown: Vec<((String, usize), Vec<String>)> = Vec::new();
     scan.unresolved.retain(|gap| {
-        gap.line == 0 || gap.text.contains("lookup") || !from_values.contains(&gap.file)
+        if gap.line == 0 || gap.text.contains("lookup") || !from_values.contains(&gap.file) {
+            return true;
+        }
+        if gap.text.trim_start().starts_with("kind:") {
+            return false;
+        }
+        let kinds: BTreeSet<String> = probe
+            .objects
+            .iter()
+            .filter(|o| o.template == gap.file)
+            .map(|o| o.kind.clone())
+            .collect();
+        shown.push(((gap.file.clone(), gap.line), kinds.into_iter().collect()));
+        true
     });
+    scan.shown.extend(shown);
     if let Some(failure) = probe.defaults_failure() {
         scan.notes.push(format!(
             "chart {chart_name} does not render with its default values ({}); the sample custom \
@@ -178,5 +196,29 @@ mod tests {
         add_rendered(&mut scan, &probe, "app");
         assert_eq!(scan.elsewhere.len(), 1);
         assert_eq!(scan.elsewhere[0].namespace, "kube-system");
+    }
+
+    #[test]
+    fn extra_objects_that_render_keep_their_gap_with_the_kinds_shown() {
+        let gap = Unresolved {
+            file: "templates/extra.yaml".to_string(),
+            line: 3,
+            text: "{{ toYaml . }}".to_string(),
+        };
+        let mut scan = KindScan {
+            unresolved: vec![gap.clone()],
+            ..KindScan::default()
+        };
+        let probe = Probe {
+            objects: vec![rendered("Deployment", "", "templates/extra.yaml")],
+            failures: vec![],
+        };
+        add_rendered(&mut scan, &probe, "app");
+        assert_eq!(scan.unresolved, vec![gap]);
+        assert_eq!(
+            scan.shown.get(&("templates/extra.yaml".to_string(), 3)),
+            Some(&vec!["Deployment".to_string()])
+        );
+        assert!(scan.kinds.iter().any(|k| k.kind == "Deployment"));
     }
 }
