@@ -5,8 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages: the local OCI registry, the other image builders, a static busybox for
-# test base images, hyperfine for benchmarks, openssl for the TLS tests of chart downloads.
-packages=(docker-registry podman buildah busybox-static hyperfine openssl jq curl)
+# test base images, hyperfine for benchmarks, openssl for the TLS tests of chart downloads,
+# tzdata for the zones of Sprig's dates (both engines read the system's zone database).
+packages=(docker-registry podman buildah busybox-static hyperfine openssl jq curl tzdata)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

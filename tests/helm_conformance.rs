@@ -515,3 +515,40 @@ fn set_values_parse_as_helm_parses_them() {
         "--set parses differently from Helm:\n{report}"
     );
 }
+
+/// Helm's own functions and objects on values no shared chart uses, each line of one template
+/// compared with real Helm: TOML date-times (Go `time.Time`s in the TOML reader's zones) and
+/// Sprig's dates in zones of the system's zone database.
+#[test]
+fn toml_times_and_zoned_dates_render_as_helm_renders_them() {
+    let Some(mut helm) = HelmOracle::start() else {
+        panic!("real Helm (helm-python-sdk) is needed: run scripts/setup-test-tools.sh");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let chart = dir.path().join("times");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: times\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    let lines = [
+        r#"{{ $t := fromToml "a = 1979-05-27T07:32:00-07:00\nb = 1979-05-27T07:32:00\nc = 07:32:00.5\nd = 1979-05-27\ne = 1979-05-27T07:32:00Z\n" }}{{ $t.a }} | {{ $t.b }} | {{ $t.c }} | {{ $t.d }} | {{ $t.e }} | {{ typeOf $t.a }} | {{ $t.a.Unix }}"#,
+        r#"{{ $t := fromToml "a = 2024-02-29T23:59:59.123+05:45" }}{{ $t.a }} {{ dateInZone "2006-01-02 15:04 MST" $t.a "UTC" }}"#,
+        r#"{{ dateInZone "2006-01-02 15:04:05 MST -07:00" 1711846800 "Europe/Berlin" }} {{ dateInZone "2006-01-02 15:04:05 MST -07:00" 1711850400 "Europe/Berlin" }}"#,
+        r#"{{ dateInZone "Mon Jan _2 15:04 MST" 1700000000 "Australia/Lord_Howe" }} {{ htmlDateInZone 0 "Pacific/Kiritimati" }}"#,
+    ];
+    let template: String = lines.iter().map(|l| format!("# {l}\n")).collect();
+    std::fs::write(chart.join("templates/times.yaml"), template).unwrap();
+    let helm = helm.render(&RenderRequest::new(&chart).release(RELEASE, NAMESPACE));
+    let ours = ours(&Case {
+        chart: "times".to_string(),
+        name: "default".to_string(),
+        dir: chart.clone(),
+        values_yaml: None,
+    });
+    let key = "times/templates/times.yaml";
+    let helm_text = helm.as_ref().map(|t| t[key].clone());
+    let ours_text = ours.as_ref().map(|t| t[key].clone());
+    assert_eq!(ours_text, helm_text);
+}

@@ -281,6 +281,37 @@ fn table_value(table: &toml::Table) -> Map {
         .collect()
 }
 
+/// A TOML date-time as the Go TOML reader Helm uses gives it: a `time.Time`; a local date,
+/// date-time or time in a zone of that name at UTC's offset, a time alone on 0000-01-01.
+fn toml_datetime(d: &toml::value::Datetime) -> Value {
+    let mut at = gotemplate::sprig::Civil {
+        month: 1,
+        day: 1,
+        ..Default::default()
+    };
+    if let Some(date) = d.date {
+        at.year = i64::from(date.year);
+        at.month = u32::from(date.month);
+        at.day = u32::from(date.day);
+    }
+    if let Some(time) = d.time {
+        at.hour = i64::from(time.hour);
+        at.minute = i64::from(time.minute);
+        at.second = i64::from(time.second);
+        at.nanos = time.nanosecond;
+    }
+    let offset = d.offset.map(|offset| match offset {
+        toml::value::Offset::Z => 0,
+        toml::value::Offset::Custom { minutes } => i32::from(minutes) * 60,
+    });
+    let local_zone = match (d.date, d.time) {
+        (Some(_), Some(_)) => "datetime-local",
+        (Some(_), None) => "date-local",
+        _ => "time-local",
+    };
+    gotemplate::sprig::toml_time(at, offset, local_zone)
+}
+
 fn toml_value(v: &toml::Value) -> Value {
     match v {
         toml::Value::String(s) => Value::String(s.clone()),
@@ -289,7 +320,7 @@ fn toml_value(v: &toml::Value) -> Value {
         toml::Value::Boolean(b) => Value::Bool(*b),
         // Go decodes a time.Time; its text (what toJson shows for an offset date-time) stands
         // in for it.
-        toml::Value::Datetime(d) => Value::String(d.to_string()),
+        toml::Value::Datetime(d) => toml_datetime(d),
         toml::Value::Array(items) => Value::list(items.iter().map(toml_value).collect()),
         toml::Value::Table(t) => Value::Map(table_value(t)),
     }
@@ -385,7 +416,13 @@ mod tests {
         assert!(matches!(m.get("b"), Some(Value::Float(f)) if f == 2.5));
         let t = m.get("t").unwrap();
         let t = t.as_map().unwrap();
-        assert_eq!(t.get("d").unwrap().as_str(), Some("1979-05-27T07:32:00Z"));
+        // A date-time is a Go time.Time, as the TOML reader Helm uses gives it.
+        let d = t.get("d").unwrap();
+        assert!(
+            matches!(&d, Value::Object(o) if o.type_name() == "time.Time"),
+            "{d}"
+        );
+        assert_eq!(d.to_string(), "1979-05-27 07:32:00 +0000 UTC");
         let err = from_toml("a = 1\na = 2");
         let text = err.as_map().unwrap().get("Error").unwrap();
         assert!(

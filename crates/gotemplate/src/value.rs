@@ -158,6 +158,12 @@ pub trait Object: Send + Sync {
     fn to_value(&self) -> Option<Value> {
         None
     }
+
+    /// The object as `Any`, for functions that take it back as its own type (Sprig's date
+    /// functions keep a time's zone).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 impl Value {

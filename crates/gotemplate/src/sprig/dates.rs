@@ -1,7 +1,8 @@
 //! Sprig's date functions with Go's reference-time layouts (`2006-01-02T15:04:05Z07:00`).
-//! Times are UTC: the zone database is not consulted, so zones other than UTC and Local (taken
-//! as UTC, the zone of containers and CI machines) fall back to UTC, as Go does when a zone
-//! cannot be loaded.
+//! A time carries its zone as Go's does: `UTC`, `Local` (the machine's zone, from `TZ` or
+//! `/etc/localtime`), a zone of the system's zone database (`Europe/Paris`, read as Go's
+//! `time.LoadLocation` reads it), or a fixed offset. A zone that cannot be loaded is UTC, as
+//! Sprig's `dateInZone` makes it.
 
 use std::sync::Arc;
 
@@ -12,11 +13,93 @@ use crate::value::{Object, Value};
 
 use Type::{Any, String as Str};
 
-/// A `time.Time` in UTC.
-#[derive(Clone, Copy, Debug)]
+/// A `time.Time`: an instant and the zone it is shown in.
+#[derive(Clone, Debug)]
 pub(crate) struct Time {
     secs: i64,
     nanos: u32,
+    zone: Zone,
+}
+
+/// A Go `*time.Location`.
+#[derive(Clone, Debug)]
+pub(crate) enum Zone {
+    Utc,
+    /// `time.Local`: the machine's zone.
+    Local,
+    /// A zone of the zone database, by its name.
+    Named(jiff::tz::TimeZone),
+    /// `time.FixedZone(name, offset)`; an empty name prints as the offset.
+    Fixed {
+        name: String,
+        offset: i32,
+    },
+}
+
+impl Zone {
+    /// Go's `time.LoadLocation`, and Sprig's fallback to UTC when it fails.
+    fn load(name: &str) -> Zone {
+        match name {
+            "" | "UTC" => Zone::Utc,
+            "Local" => Zone::Local,
+            _ => jiff::tz::TimeZone::get(name).map_or(Zone::Utc, Zone::Named),
+        }
+    }
+
+    /// The offset east of UTC in seconds and the abbreviation at `secs`.
+    fn at(&self, secs: i64) -> (i32, String) {
+        let of = |tz: &jiff::tz::TimeZone| match jiff::Timestamp::from_second(secs) {
+            Ok(instant) => {
+                let info = tz.to_offset_info(instant);
+                (info.offset().seconds(), info.abbreviation().to_string())
+            }
+            Err(_) => (0, "UTC".to_string()),
+        };
+        match self {
+            Zone::Utc => (0, "UTC".to_string()),
+            Zone::Local => of(&jiff::tz::TimeZone::system()),
+            Zone::Named(tz) => of(tz),
+            Zone::Fixed { name, offset } => (*offset, name.clone()),
+        }
+    }
+}
+
+/// A civil date and time, for [`toml_time`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Civil {
+    pub year: i64,
+    pub month: u32,
+    pub day: u32,
+    pub hour: i64,
+    pub minute: i64,
+    pub second: i64,
+    pub nanos: u32,
+}
+
+/// A TOML date-time as a Go `time.Time`, as Helm's `fromToml` gives it: with an offset, in UTC
+/// (`Z`) or a nameless fixed zone; without one, in a zone named `local_zone` at offset 0 (the
+/// TOML reader's `datetime-local`, `date-local` or `time-local`).
+pub fn toml_time(at: Civil, offset: Option<i32>, local_zone: &str) -> Value {
+    let wall = days_from_civil(at.year, at.month, at.day) * 86_400
+        + at.hour * 3600
+        + at.minute * 60
+        + at.second;
+    let zone = match offset {
+        Some(0) => Zone::Utc,
+        Some(offset) => Zone::Fixed {
+            name: String::new(),
+            offset,
+        },
+        None => Zone::Fixed {
+            name: local_zone.to_string(),
+            offset: 0,
+        },
+    };
+    time_value(Time {
+        secs: wall - i64::from(offset.unwrap_or(0)),
+        nanos: at.nanos,
+        zone,
+    })
 }
 
 const MONTHS: [&str; 12] = [
@@ -75,17 +158,53 @@ impl Time {
         Time {
             secs: d.as_secs() as i64,
             nanos: d.subsec_nanos(),
+            zone: Zone::Local,
         }
     }
 
     fn unix(secs: i64) -> Time {
-        Time { secs, nanos: 0 }
+        Time {
+            secs,
+            nanos: 0,
+            zone: Zone::Local,
+        }
+    }
+
+    /// The same instant shown in `zone` (Go's `Time.In`).
+    fn in_zone(&self, zone: Zone) -> Time {
+        Time {
+            zone,
+            ..self.clone()
+        }
     }
 
     /// Go's `time.Time.Format`.
     fn format(&self, layout: &str) -> String {
-        let days = self.secs.div_euclid(86_400);
-        let sod = self.secs.rem_euclid(86_400);
+        let (offset, abbreviation) = self.zone.at(self.secs);
+        let local = self.secs + i64::from(offset);
+        let days = local.div_euclid(86_400);
+        let sod = local.rem_euclid(86_400);
+        let sign = if offset < 0 { '-' } else { '+' };
+        let (oh, om, os) = (
+            offset.unsigned_abs() / 3600,
+            offset.unsigned_abs() / 60 % 60,
+            offset.unsigned_abs() % 60,
+        );
+        // Go's numeric zone forms; the `Z` forms print `Z` for UTC itself.
+        let numeric = |colons: bool, seconds: bool, minutes: bool, z: bool| -> String {
+            if z && offset == 0 {
+                return "Z".to_string();
+            }
+            let sep = if colons { ":" } else { "" };
+            let mut out = format!("{sign}{oh:02}");
+            if minutes {
+                out.push_str(&format!("{sep}{om:02}"));
+            }
+            if seconds {
+                out.push_str(&format!("{sep}{os:02}"));
+            }
+            out
+        };
         let (year, month, day) = civil(days);
         let (hour, min, sec) = (sod / 3600, (sod / 60) % 60, sod % 60);
         let weekday = (days + 4).rem_euclid(7) as usize;
@@ -104,7 +223,11 @@ impl Time {
             } else if starts(i, "Mon") {
                 (DAYS[weekday][..3].into(), 3)
             } else if starts(i, "MST") {
-                ("UTC".into(), 3)
+                if abbreviation.is_empty() {
+                    (numeric(false, false, true, false), 3)
+                } else {
+                    (abbreviation.clone(), 3)
+                }
             } else if starts(i, "2006") {
                 (format!("{year:04}"), 4)
             } else if starts(i, "2") {
@@ -144,25 +267,25 @@ impl Time {
             } else if starts(i, "pm") {
                 ((if hour >= 12 { "pm" } else { "am" }).into(), 2)
             } else if starts(i, "Z07:00:00") {
-                ("Z".into(), 9)
+                (numeric(true, true, true, true), 9)
             } else if starts(i, "Z070000") {
-                ("Z".into(), 7)
+                (numeric(false, true, true, true), 7)
             } else if starts(i, "Z07:00") {
-                ("Z".into(), 6)
+                (numeric(true, false, true, true), 6)
             } else if starts(i, "Z0700") {
-                ("Z".into(), 5)
+                (numeric(false, false, true, true), 5)
             } else if starts(i, "Z07") {
-                ("Z".into(), 3)
+                (numeric(false, false, false, true), 3)
             } else if starts(i, "-07:00:00") {
-                ("+00:00:00".into(), 9)
+                (numeric(true, true, true, false), 9)
             } else if starts(i, "-070000") {
-                ("+000000".into(), 7)
+                (numeric(false, true, true, false), 7)
             } else if starts(i, "-07:00") {
-                ("+00:00".into(), 6)
+                (numeric(true, false, true, false), 6)
             } else if starts(i, "-0700") {
-                ("+0000".into(), 5)
+                (numeric(false, false, true, false), 5)
             } else if starts(i, "-07") {
-                ("+00".into(), 3)
+                (numeric(false, false, false, false), 3)
             } else if (b[i] == b'.' || b[i] == b',')
                 && i + 1 < b.len()
                 && (b[i + 1] == b'0' || b[i + 1] == b'9')
@@ -201,7 +324,8 @@ impl Time {
         out
     }
 
-    /// Go's `time.Parse` for the numeric layout elements charts use.
+    /// Go's `time.ParseInLocation(layout, value, time.Local)` (Sprig's `toDate`) for the numeric
+    /// layout elements charts use.
     fn parse(layout: &str, value: &str) -> Result<Time, String> {
         let err = || {
             format!(
@@ -214,6 +338,8 @@ impl Time {
         };
         let (mut y, mut mo, mut d, mut h, mut mi, mut s, mut nanos, mut off) =
             (1i64, 1u32, 1u32, 0i64, 0i64, 0i64, 0u32, 0i64);
+        // `Some(true)` after a `Z`, `Some(false)` after a numeric offset.
+        let mut zoned: Option<bool> = None;
         let (lb, vb) = (layout.as_bytes(), value.as_bytes());
         let (mut i, mut j) = (0usize, 0usize);
         let num = |j: &mut usize, n: usize| -> Result<i64, String> {
@@ -258,7 +384,9 @@ impl Time {
                 i += 6;
                 if vb.get(j) == Some(&b'Z') && rest.starts_with('Z') {
                     j += 1;
+                    zoned = Some(true);
                 } else {
+                    zoned = Some(false);
                     let sign = match vb.get(j) {
                         Some(b'+') => 1,
                         Some(b'-') => -1,
@@ -310,8 +438,23 @@ impl Time {
                 crate::gofmt::quote(value)
             ));
         }
-        let secs = days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s - off;
-        Ok(Time { secs, nanos })
+        let wall = days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s;
+        let local = |secs: i64| i64::from(Zone::Local.at(secs).0);
+        let (secs, zone) = match zoned {
+            Some(true) => (wall, Zone::Utc),
+            // An offset that is Local's at that instant is Local; any other a nameless zone.
+            Some(false) if local(wall - off) == off => (wall - off, Zone::Local),
+            Some(false) => (
+                wall - off,
+                Zone::Fixed {
+                    name: String::new(),
+                    offset: off as i32,
+                },
+            ),
+            // No zone in the value: the wall clock is Local's.
+            None => (wall - local(wall), Zone::Local),
+        };
+        Ok(Time { secs, nanos, zone })
     }
 }
 
@@ -326,12 +469,16 @@ impl Object for Time {
             "UnixNano" => Some(Ok(Value::Int(
                 self.secs.wrapping_mul(1_000_000_000) + i64::from(self.nanos),
             ))),
-            "Year" => Some(Ok(Value::Int(civil(self.secs.div_euclid(86_400)).0))),
+            "Year" => {
+                let local = self.secs + i64::from(self.zone.at(self.secs).0);
+                Some(Ok(Value::Int(civil(local.div_euclid(86_400)).0)))
+            }
             "Format" => Some(Ok(Value::from(
                 self.format(args.first().and_then(Value::as_str).unwrap_or("")),
             ))),
             "String" => Some(Ok(Value::from(self.format_go()))),
-            "UTC" | "Local" => Some(Ok(Value::Object(Arc::new(*self)))),
+            "UTC" => Some(Ok(time_value(self.in_zone(Zone::Utc)))),
+            "Local" => Some(Ok(time_value(self.in_zone(Zone::Local)))),
             _ => None,
         }
     }
@@ -344,6 +491,10 @@ impl Object for Time {
         Some(Value::from(
             self.format("2006-01-02T15:04:05.999999999Z07:00"),
         ))
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
 }
 
@@ -358,16 +509,10 @@ impl Time {
 /// anything else means now.
 fn as_time(v: &Value) -> Time {
     match v {
-        Value::Object(o) if o.type_name() == "time.Time" => o
-            .call_method("UnixNano", &[])
-            .and_then(Result::ok)
-            .map(|n| match n {
-                Value::Int(n) => Time {
-                    secs: n.div_euclid(1_000_000_000),
-                    nanos: n.rem_euclid(1_000_000_000) as u32,
-                },
-                _ => Time::now(),
-            })
+        Value::Object(o) => o
+            .as_any()
+            .and_then(|any| any.downcast_ref::<Time>())
+            .cloned()
             .unwrap_or_else(Time::now),
         Value::Int(i) => Time::unix(*i),
         _ => Time::now(),
@@ -467,18 +612,29 @@ fn parse_duration(s: &str) -> Option<i128> {
 pub(super) fn register(f: &mut Functions) {
     fixed(f, "now", &[], |_, _| Ok(time_value(Time::now())));
     fixed(f, "date", &[Str, Any], |_, a| {
-        Ok(as_time(&a[1]).format(a[0].as_str().unwrap_or("")).into())
+        Ok(as_time(&a[1])
+            .in_zone(Zone::Local)
+            .format(a[0].as_str().unwrap_or(""))
+            .into())
     });
     for name in ["dateInZone", "date_in_zone"] {
         fixed(f, name, &[Str, Any, Str], |_, a| {
-            Ok(as_time(&a[1]).format(a[0].as_str().unwrap_or("")).into())
+            let zone = Zone::load(a[2].as_str().unwrap_or(""));
+            Ok(as_time(&a[1])
+                .in_zone(zone)
+                .format(a[0].as_str().unwrap_or(""))
+                .into())
         });
     }
     fixed(f, "htmlDate", &[Any], |_, a| {
-        Ok(as_time(&a[0]).format("2006-01-02").into())
+        Ok(as_time(&a[0])
+            .in_zone(Zone::Local)
+            .format("2006-01-02")
+            .into())
     });
     fixed(f, "htmlDateInZone", &[Any, Str], |_, a| {
-        Ok(as_time(&a[0]).format("2006-01-02").into())
+        let zone = Zone::load(a[1].as_str().unwrap_or(""));
+        Ok(as_time(&a[0]).in_zone(zone).format("2006-01-02").into())
     });
     fixed(f, "unixEpoch", &[Any], |_, a| {
         Ok(as_time(&a[0]).secs.to_string().into())
@@ -488,6 +644,7 @@ pub(super) fn register(f: &mut Functions) {
             Time::parse(a[0].as_str().unwrap_or(""), a[1].as_str().unwrap_or("")).unwrap_or(Time {
                 secs: -62_135_596_800,
                 nanos: 0,
+                zone: Zone::Utc,
             });
         Ok(time_value(t))
     });
@@ -511,6 +668,7 @@ pub(super) fn register(f: &mut Functions) {
             Ok(time_value(Time {
                 secs: total.div_euclid(1_000_000_000) as i64,
                 nanos: total.rem_euclid(1_000_000_000) as u32,
+                zone: t.zone.clone(),
             }))
         });
     }

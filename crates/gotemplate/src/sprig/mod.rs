@@ -5,6 +5,7 @@
 mod conv;
 mod crypto;
 mod dates;
+pub use dates::{Civil, toml_time};
 mod dicts;
 mod encoding;
 mod lists;
