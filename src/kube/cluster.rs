@@ -132,6 +132,11 @@ impl Cluster {
         }
     }
 
+    /// The client, for typed APIs of its own (Helm's release Secrets).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
     /// What discovery knows about a kind, without asking the server again.
     pub fn lookup(&self, group: &str, version: &str, kind: &str) -> Option<&Served> {
         self.served

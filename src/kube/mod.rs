@@ -9,6 +9,7 @@ mod connect;
 mod delete;
 mod discovery;
 mod error;
+mod objects;
 mod raw;
 mod wait;
 
@@ -17,4 +18,6 @@ pub use cluster::{Cluster, FIELD_MANAGER, Served};
 pub use connect::{ConnectOptions, context_namespace, kubeconfig_for_child};
 pub use delete::{CustomResource, Deleted};
 pub use error::{Action, Endpoint, KubeError};
-pub use wait::{Rollout, RolloutReport, RolloutState, is_established, rollout_of};
+pub use wait::{
+    Completion, Rollout, RolloutReport, RolloutState, completion_of, is_established, rollout_of,
+};
