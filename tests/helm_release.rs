@@ -1,7 +1,8 @@
-//! Helm release storage judged by real Helm: releases our store writes are read by Helm 4's SDK
+//! Helm releases judged by real Helm: releases our store writes are read by Helm 4's SDK
 //! (`list`, `history`, `get values`, `status`) against the Kubernetes API test server, and
 //! releases Helm installs there are read by our store with the right manifest, values and
-//! revision.
+//! revision. The release manager on top installs, upgrades, reconciles and uninstalls releases
+//! there (hooks included), real Helm reads what it wrote, and it takes over what Helm made.
 
 mod support;
 
@@ -369,4 +370,471 @@ async fn revisions(store: &ReleaseStore, name: &str) -> Vec<i64> {
         .iter()
         .map(|r| r.version)
         .collect()
+}
+
+// The release manager: install, upgrade, reconcile and uninstall against the test server,
+// judged by real Helm and by what the server holds.
+
+use operator_rs::helm_runtime::release_manager::{
+    Ensured, ManagerError, Plan, ReleaseManager, Settings,
+};
+use operator_rs::kube::{Cluster, ConnectOptions};
+use operator_rs::render::capabilities::Capabilities;
+use operator_rs::render::tree::ChartNode;
+use std::sync::Arc;
+
+struct Connected {
+    cluster: Cluster,
+    _cache: tempfile::TempDir,
+}
+
+async fn connect(server: &KubeServer) -> Connected {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let cache = tempfile::tempdir().unwrap();
+    let cluster = Cluster::connect(&ConnectOptions {
+        kubeconfig: Some(server.kubeconfig()),
+        context: None,
+        cache_dir: Some(cache.path().to_path_buf()),
+    })
+    .await
+    .expect("connect to the test server");
+    Connected {
+        cluster,
+        _cache: cache,
+    }
+}
+
+fn chart(name: &str) -> Arc<ChartNode> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/charts")
+        .join(name);
+    let chart = operator_rs::chart::load_local(&dir).unwrap();
+    Arc::new(ChartNode::load(&chart, true).unwrap())
+}
+
+fn manager(chart_name: &str, release: &str) -> ReleaseManager {
+    ReleaseManager::new(
+        chart(chart_name),
+        release,
+        "default",
+        Settings::new(Capabilities::new(None, &[])),
+    )
+    .unwrap()
+}
+
+/// The stored revisions of a release and their statuses, oldest first.
+async fn statuses(store: &ReleaseStore, name: &str) -> Vec<(i64, Status)> {
+    store
+        .history(name)
+        .await
+        .unwrap()
+        .releases
+        .iter()
+        .map(|r| (r.version, r.info.as_ref().unwrap().status.clone()))
+        .collect()
+}
+
+/// Objects of the release `instance` (by the chart's instance label) of one resource.
+fn instance_objects(server: &KubeServer, group: &str, plural: &str, instance: &str) -> Vec<Json> {
+    server
+        .objects(group, plural)
+        .into_iter()
+        .filter(|o| o["metadata"]["labels"]["app.kubernetes.io/instance"] == instance)
+        .collect()
+}
+
+fn helm_statuses(helm: &mut HelmReleases<'_>, name: &str) -> Vec<(i64, String)> {
+    helm.history(name)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["revision"].as_i64().unwrap(),
+                r["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_manager_installs_upgrades_reconciles_and_uninstalls_as_helm_would() {
+    let Some(mut oracle) = HelmOracle::start() else {
+        return;
+    };
+    let server = KubeServer::start();
+    let mut connected = connect(&server).await;
+    let cluster = &mut connected.cluster;
+    let store = ReleaseStore::new(cluster.client().clone(), "default");
+    let web = manager("hello-world", "web");
+    let values = object(json!({"replicaCount": 2}));
+
+    // Install: revision 1, every rendered object, marked as Helm marks them.
+    let installed = match web.ensure(cluster, &values).await.unwrap() {
+        Ensured::Installed(release) => release,
+        other => panic!("expected an install, got {other:?}"),
+    };
+    assert_eq!(installed.version, 1);
+    assert_eq!(statuses(&store, "web").await, [(1, Status::Deployed)]);
+    let deployment = server
+        .object("apps", "deployments", Some("default"), "web-hello-world")
+        .expect("the Deployment");
+    assert_eq!(deployment["spec"]["replicas"], 2);
+    assert_eq!(
+        deployment["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+        "Helm"
+    );
+    assert_eq!(
+        deployment["metadata"]["annotations"]["meta.helm.sh/release-name"],
+        "web"
+    );
+    for (group, plural) in [("", "services"), ("", "serviceaccounts")] {
+        assert_eq!(
+            instance_objects(&server, group, plural, "web").len(),
+            1,
+            "{plural}"
+        );
+    }
+
+    // Real Helm reads the release.
+    let mut helm = helm(&mut oracle, &server);
+    let list = helm.list(false).unwrap();
+    assert_eq!(list[0]["name"], "web", "{list}");
+    assert_eq!(list[0]["status"], "deployed");
+    assert_eq!(list[0]["chart_name"], "hello-world");
+    assert_eq!(
+        helm.get_values("web", false).unwrap(),
+        json!({"replicaCount": 2})
+    );
+    let status = helm.status("web").unwrap();
+    assert_eq!(status["manifest"], json!(installed.manifest));
+    // kubectl, the second client, sees the objects.
+    let kubectl_cache = tempfile::tempdir().unwrap();
+    let listed = server
+        .kubectl(kubectl_cache.path())
+        .args([
+            "get",
+            "deployments,services,serviceaccounts",
+            "-n",
+            "default",
+        ])
+        .args(["-l", "app.kubernetes.io/instance=web", "-o", "name"])
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{listed:?}");
+    let names = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        names.contains("deployment.apps/web-hello-world")
+            && names.contains("service/web-hello-world")
+            && names.contains("serviceaccount/web-hello-world"),
+        "{names}"
+    );
+
+    // The periodic reconcile with nothing changed: no new revision.
+    assert!(matches!(
+        web.sync(cluster, &values).await.unwrap(),
+        Plan::Reconcile { .. }
+    ));
+    assert!(matches!(
+        web.ensure(cluster, &values).await.unwrap(),
+        Ensured::Reconciled { .. }
+    ));
+    assert_eq!(statuses(&store, "web").await, [(1, Status::Deployed)]);
+
+    // Drift: replicas edited and the Service deleted by hand are both put back.
+    let edited = server
+        .kubectl(kubectl_cache.path())
+        .args([
+            "patch",
+            "deployment/web-hello-world",
+            "-n",
+            "default",
+            "--type=merge",
+        ])
+        .args(["-p", r#"{"spec":{"replicas":5}}"#])
+        .output()
+        .unwrap();
+    assert!(edited.status.success(), "{edited:?}");
+    let deleted = server
+        .kubectl(kubectl_cache.path())
+        .args(["delete", "service/web-hello-world", "-n", "default"])
+        .output()
+        .unwrap();
+    assert!(deleted.status.success(), "{deleted:?}");
+    let Ensured::Reconciled { applied, .. } = web.ensure(cluster, &values).await.unwrap() else {
+        panic!("expected a reconcile");
+    };
+    eprintln!("reconcile: {applied:?}");
+    assert!(
+        server
+            .object("", "services", Some("default"), "web-hello-world")
+            .is_some(),
+        "the deleted Service is back"
+    );
+    let deployment = server
+        .object("apps", "deployments", Some("default"), "web-hello-world")
+        .unwrap();
+    assert_eq!(deployment["spec"]["replicas"], 2, "replicas put back");
+    assert_eq!(statuses(&store, "web").await, [(1, Status::Deployed)]);
+
+    // Upgrade: new values, revision 2; an object the values stop rendering is deleted.
+    let changed = object(json!({"replicaCount": 3, "serviceAccount": {"create": false}}));
+    let Ensured::Upgraded { previous, release } = web.ensure(cluster, &changed).await.unwrap()
+    else {
+        panic!("expected an upgrade");
+    };
+    assert_eq!((previous.version, release.version), (1, 2));
+    assert_eq!(
+        statuses(&store, "web").await,
+        [(1, Status::Superseded), (2, Status::Deployed)]
+    );
+    assert_eq!(
+        helm_statuses(&mut helm, "web"),
+        [(1, "superseded".to_string()), (2, "deployed".to_string())]
+    );
+    assert_eq!(
+        helm.get_values("web", false).unwrap(),
+        json!({"replicaCount": 3, "serviceAccount": {"create": false}})
+    );
+    assert!(instance_objects(&server, "", "serviceaccounts", "web").is_empty());
+    let deployment = server
+        .object("apps", "deployments", Some("default"), "web-hello-world")
+        .unwrap();
+    assert_eq!(deployment["spec"]["replicas"], 3);
+
+    // The next sync bounds history as the helm-operator does: only the deployed revision.
+    assert!(matches!(
+        web.ensure(cluster, &changed).await.unwrap(),
+        Ensured::Reconciled { .. }
+    ));
+    assert_eq!(statuses(&store, "web").await, [(2, Status::Deployed)]);
+
+    // Uninstall leaves nothing: objects and every release Secret gone.
+    let uninstalled = web.uninstall(cluster).await.unwrap().expect("a release");
+    assert_eq!(
+        uninstalled.info.as_ref().unwrap().status,
+        Status::Uninstalled
+    );
+    for (group, plural) in [
+        ("apps", "deployments"),
+        ("", "services"),
+        ("", "serviceaccounts"),
+    ] {
+        assert!(
+            instance_objects(&server, group, plural, "web").is_empty(),
+            "{plural} left"
+        );
+    }
+    assert!(store.history("web").await.unwrap().releases.is_empty());
+    assert_eq!(helm.list(true).unwrap(), json!([]));
+    assert!(web.uninstall(cluster).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn hooks_run_in_order_and_a_failed_install_is_uninstalled() {
+    let Some(mut oracle) = HelmOracle::start() else {
+        return;
+    };
+    let server = KubeServer::start();
+    let mut connected = connect(&server).await;
+    let cluster = &mut connected.cluster;
+    let store = ReleaseStore::new(cluster.client().clone(), "default");
+    let edge = manager("ingress-nginx", "edge");
+    let values = object(json!({}));
+
+    server.reset_requests();
+    let Ensured::Installed(release) = edge.ensure(cluster, &values).await.unwrap() else {
+        panic!("expected an install");
+    };
+    // Every pre-install hook ran before the controller's Deployment was applied, the
+    // post-install Job after it; hook-succeeded removed them all.
+    let requests = server.requests();
+    let position = |method: &str, path_part: &str| {
+        requests
+            .iter()
+            .position(|r| r.method == method && r.path.contains(path_part))
+            .unwrap_or_else(|| panic!("no {method} {path_part}"))
+    };
+    let create_job = position("POST", "/jobs");
+    let deployment = position("PATCH", "/deployments/edge-ingress-nginx-controller");
+    let patch_job = requests
+        .iter()
+        .rposition(|r| r.method == "POST" && r.path.contains("/jobs"))
+        .unwrap();
+    assert!(create_job < deployment && deployment < patch_job);
+    assert!(server.objects("batch", "jobs").is_empty(), "hooks deleted");
+    let ran: Vec<(&str, &str)> = release
+        .hooks
+        .iter()
+        .filter(|h| h.kind == "Job")
+        .map(|h| (h.name.as_str(), h.last_run.phase.as_str()))
+        .collect();
+    assert_eq!(
+        ran,
+        [
+            ("edge-ingress-nginx-admission-create", "Succeeded"),
+            ("edge-ingress-nginx-admission-patch", "Succeeded")
+        ]
+    );
+    assert!(
+        server
+            .object(
+                "admissionregistration.k8s.io",
+                "validatingwebhookconfigurations",
+                None,
+                "edge-ingress-nginx-admission"
+            )
+            .is_some()
+    );
+    let mut helm = helm(&mut oracle, &server);
+    assert_eq!(helm.status("edge").unwrap()["status"], "deployed");
+    // The stored release has the hooks' last runs, as Helm records them.
+    let stored = store.deployed("edge").await.unwrap().unwrap();
+    assert_eq!(stored.hooks, release.hooks);
+
+    // Uninstall: nothing of the release is left, cluster-scoped objects included.
+    edge.uninstall(cluster).await.unwrap();
+    for (group, plural) in [
+        ("apps", "deployments"),
+        ("", "services"),
+        ("", "configmaps"),
+        ("rbac.authorization.k8s.io", "clusterroles"),
+        ("rbac.authorization.k8s.io", "clusterrolebindings"),
+        ("networking.k8s.io", "ingressclasses"),
+    ] {
+        assert!(
+            instance_objects(&server, group, plural, "edge").is_empty(),
+            "{plural} left"
+        );
+    }
+
+    // A post-install hook Job that fails, after the objects were applied: the install fails
+    // with Helm's words, the release is uninstalled, and of the release only hook objects stay
+    // (Helm deletes hooks by their policies alone, and `hook-succeeded` never came; the
+    // helm-operator's owner references collect them with the custom resource).
+    server.fail_job("broken-ingress-nginx-admission-patch");
+    let broken = manager("ingress-nginx", "broken");
+    let err = broken.ensure(cluster, &values).await.unwrap_err();
+    let message = err.to_string();
+    eprintln!("failed install: {message}");
+    assert!(
+        matches!(err, ManagerError::InstallFailed { .. }),
+        "{message}"
+    );
+    assert!(
+        message.contains(
+            "post-install hook ingress-nginx/templates/admission-webhooks/job-patch/job-patchWebhook.yaml failed: job broken-ingress-nginx-admission-patch failed: BackoffLimitExceeded"
+        ),
+        "{message}"
+    );
+    assert!(store.history("broken").await.unwrap().releases.is_empty());
+    assert!(helm.list(true).unwrap().as_array().unwrap().is_empty());
+    let mut left = Vec::new();
+    for (group, plural) in [
+        ("apps", "deployments"),
+        ("", "services"),
+        ("", "configmaps"),
+        ("", "serviceaccounts"),
+        ("batch", "jobs"),
+        ("rbac.authorization.k8s.io", "roles"),
+        ("rbac.authorization.k8s.io", "clusterroles"),
+        (
+            "admissionregistration.k8s.io",
+            "validatingwebhookconfigurations",
+        ),
+    ] {
+        left.extend(instance_objects(&server, group, plural, "broken"));
+    }
+    let not_hooks: Vec<&Json> = left
+        .iter()
+        .filter(|o| o["metadata"]["annotations"]["helm.sh/hook"].is_null())
+        .collect();
+    assert!(not_hooks.is_empty(), "{not_hooks:?}");
+    assert!(
+        left.iter()
+            .any(|o| o["metadata"]["name"] == "broken-ingress-nginx-admission-patch"),
+        "the failed Job stays for inspection"
+    );
+}
+
+#[tokio::test]
+async fn a_release_real_helm_installed_is_taken_over_and_upgraded() {
+    let Some(mut oracle) = HelmOracle::start() else {
+        return;
+    };
+    let server = KubeServer::start();
+    let mut connected = connect(&server).await;
+    let cluster = &mut connected.cluster;
+    let mut helm = helm(&mut oracle, &server);
+    helm.install("hello", &hello_world(), json!({"replicaCount": 2}))
+        .expect("helm install");
+    let hello = manager("hello-world", "hello");
+    let values = object(json!({"replicaCount": 2}));
+
+    // Same chart, same values: our render is Helm's byte for byte, so nothing to upgrade.
+    let plan = hello.sync(cluster, &values).await.unwrap();
+    assert!(matches!(plan, Plan::Reconcile { .. }), "{plan:?}");
+
+    let changed = object(json!({"replicaCount": 4}));
+    let Ensured::Upgraded { release, .. } = hello.ensure(cluster, &changed).await.unwrap() else {
+        panic!("expected an upgrade");
+    };
+    assert_eq!(release.version, 2);
+    assert_eq!(
+        helm_statuses(&mut helm, "hello"),
+        [(1, "superseded".to_string()), (2, "deployed".to_string())]
+    );
+    assert_eq!(
+        helm.get_values("hello", false).unwrap(),
+        json!({"replicaCount": 4})
+    );
+    let deployment = server
+        .object("apps", "deployments", Some("default"), "hello-hello-world")
+        .unwrap();
+    assert_eq!(deployment["spec"]["replicas"], 4);
+
+    // And real Helm takes it back: our objects carry its marks.
+    helm.upgrade("hello", &hello_world(), json!({"replicaCount": 1}), None)
+        .expect("helm upgrades our revision");
+    assert_eq!(helm_statuses(&mut helm, "hello").last().unwrap().0, 3);
+}
+
+#[tokio::test]
+async fn objects_of_nobodys_release_are_not_taken_over() {
+    let server = KubeServer::start();
+    let mut connected = connect(&server).await;
+    let cluster = &mut connected.cluster;
+    let services: kube::Api<k8s_openapi::api::core::v1::Service> =
+        kube::Api::namespaced(cluster.client().clone(), "default");
+    let theirs = serde_json::from_value(json!({
+        "metadata": {"name": "web-hello-world"},
+        "spec": {"ports": [{"port": 8080}]}
+    }))
+    .unwrap();
+    services.create(&Default::default(), &theirs).await.unwrap();
+
+    let web = manager("hello-world", "web");
+    let err = web.ensure(cluster, &object(json!({}))).await.unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("Service/web-hello-world (default)")
+            && message.contains("app.kubernetes.io/managed-by is missing"),
+        "{message}"
+    );
+    let store = ReleaseStore::new(cluster.client().clone(), "default");
+    assert!(store.history("web").await.unwrap().releases.is_empty());
+    let service = server
+        .object("", "services", Some("default"), "web-hello-world")
+        .unwrap();
+    assert_eq!(service["spec"]["ports"][0]["port"], 8080, "left untouched");
+    assert!(
+        ReleaseManager::new(
+            chart("hello-world"),
+            "Web",
+            "default",
+            Settings::new(Capabilities::new(None, &[]))
+        )
+        .is_err_and(|e| e.to_string().contains("release name \"Web\" is invalid"))
+    );
 }

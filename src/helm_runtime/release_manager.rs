@@ -52,9 +52,7 @@ pub const MAX_RELEASE_NAME: usize = 53;
 
 #[derive(Debug, Error)]
 pub enum ManagerError {
-    #[error(
-        "release name \"{name}\" is invalid: {rule} (Helm's rule; for example \"my-release\")"
-    )]
+    #[error("release name \"{name}\" is invalid: {rule} (Helm's rule; for example \"my-release\")")]
     InvalidName { name: String, rule: &'static str },
     #[error("cannot render chart {chart} for release \"{release}\": {source}")]
     Render {
@@ -146,9 +144,13 @@ impl Settings {
 #[derive(Debug)]
 pub enum Plan {
     Install,
-    Upgrade { deployed: Box<Release> },
+    Upgrade {
+        deployed: Box<Release>,
+    },
     /// Nothing changed: re-apply the deployed manifest.
-    Reconcile { deployed: Box<Release> },
+    Reconcile {
+        deployed: Box<Release>,
+    },
 }
 
 /// What [`ReleaseManager::ensure`] did.
@@ -322,7 +324,9 @@ impl ReleaseManager {
         let store = self.store(cluster);
         self.install_crds(cluster).await?;
         let rendered = self.render(values, 1, true)?;
-        let objects = self.release_objects(cluster, &manifest_text(&rendered)).await?;
+        let objects = self
+            .release_objects(cluster, &manifest_text(&rendered))
+            .await?;
         self.refuse_foreign(cluster, &objects, &HashSet::new())
             .await?;
 
@@ -381,10 +385,7 @@ impl ReleaseManager {
         hooks::run(cluster, &context, release, &format!("pre-{operation}")).await?;
         self.apply_all(cluster, objects).await?;
         for object in obsolete {
-            cluster
-                .delete(object)
-                .await
-                .map_err(|e| self.kube(e))?;
+            cluster.delete(object).await.map_err(|e| self.kube(e))?;
         }
         hooks::run(cluster, &context, release, &format!("post-{operation}")).await?;
         Ok(())
@@ -523,7 +524,9 @@ impl ReleaseManager {
             });
         }
         let rendered = self.render(values, version, false)?;
-        let objects = self.release_objects(cluster, &manifest_text(&rendered)).await?;
+        let objects = self
+            .release_objects(cluster, &manifest_text(&rendered))
+            .await?;
         let mut previous = release_objects::parse_manifest(&deployed.manifest)?;
         release_objects::place(cluster, &mut previous, &self.namespace, Unserved::Skip)
             .await
@@ -549,7 +552,14 @@ impl ReleaseManager {
         store.create(&release).await?;
 
         let performed = self
-            .perform(cluster, &store, &mut release, &objects, "upgrade", &obsolete)
+            .perform(
+                cluster,
+                &store,
+                &mut release,
+                &objects,
+                "upgrade",
+                &obsolete,
+            )
             .await;
         if let Err(cause) = performed {
             let description = format!("Upgrade \"{}\" failed: {cause}", self.name);
@@ -638,7 +648,11 @@ impl ReleaseManager {
         Ok(Some(release))
     }
 
-    async fn delete_objects(&self, cluster: &mut Cluster, manifest: &str) -> Result<(), ManagerError> {
+    async fn delete_objects(
+        &self,
+        cluster: &mut Cluster,
+        manifest: &str,
+    ) -> Result<(), ManagerError> {
         let mut objects = release_objects::parse_manifest(manifest)?;
         release_objects::place(cluster, &mut objects, &self.namespace, Unserved::Skip)
             .await

@@ -49,7 +49,10 @@ pub fn parse(template: &str, content: &str) -> Result<Vec<Manifest>, ObjectError
         if !value.is_object() {
             continue;
         }
-        let items = match (value.get("kind").and_then(Value::as_str), value.get("items")) {
+        let items = match (
+            value.get("kind").and_then(Value::as_str),
+            value.get("items"),
+        ) {
             (Some(kind), Some(Value::Array(items))) if kind.ends_with("List") => items.clone(),
             _ => vec![value],
         };
@@ -199,14 +202,10 @@ pub fn foreign_ownership(existing: &Value, name: &str, namespace: &str) -> Optio
             .and_then(Value::as_str)
     };
     let mut problems = Vec::new();
-    let mut expect = |what: &str, key: &str, found: Option<&str>, wanted: &str| {
-        match found {
-            Some(found) if found == wanted => {}
-            Some(found) => {
-                problems.push(format!("{what} {key} is \"{found}\", not \"{wanted}\""))
-            }
-            None => problems.push(format!("{what} {key} is missing (it must be \"{wanted}\")")),
-        }
+    let mut expect = |what: &str, key: &str, found: Option<&str>, wanted: &str| match found {
+        Some(found) if found == wanted => {}
+        Some(found) => problems.push(format!("{what} {key} is \"{found}\", not \"{wanted}\"")),
+        None => problems.push(format!("{what} {key} is missing (it must be \"{wanted}\")")),
     };
     expect(
         "label",
@@ -288,7 +287,10 @@ mod tests {
         let manifest = "---\n# Source: c/templates/a.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  on: yes\n---\n# Source: c/templates/list.yaml\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n";
         let objects = parse_manifest(manifest).unwrap();
         assert_eq!(objects.len(), 2);
-        assert_eq!(objects[0].origin, Origin::Template("c/templates/a.yaml".into()));
+        assert_eq!(
+            objects[0].origin,
+            Origin::Template("c/templates/a.yaml".into())
+        );
         // YAML 1.1, as Kubernetes reads manifests: `on` and `yes` are booleans.
         assert_eq!(objects[0].object["data"], json!({"true": true}));
         assert_eq!(objects[1].kind(), "Secret");

@@ -83,7 +83,10 @@ pub fn completion_of(kind: &str, object: &serde_json::Value) -> Completion {
             }
             Completion::Running
         }
-        "Pod" => match object.pointer("/status/phase").and_then(serde_json::Value::as_str) {
+        "Pod" => match object
+            .pointer("/status/phase")
+            .and_then(serde_json::Value::as_str)
+        {
             Some("Succeeded") => Completion::Succeeded,
             Some("Failed") => Completion::Failed(format!("pod {name} failed")),
             _ => Completion::Running,

@@ -1,5 +1,10 @@
-//! The two controllers a deploy and an operator wait for, scripted by the tests: CRDs that
-//! become Established, and Deployments whose status follows a rollout.
+//! The controllers a deploy and an operator wait for, scripted by the tests: CRDs that become
+//! Established, Deployments whose status follows a rollout, and Jobs (Helm's hooks) that
+//! finish.
+//!
+//! A Job completes when it is first read after its creation (`Complete=True`, one pod
+//! succeeded), or fails (`Failed=True`, reason `BackoffLimitExceeded`) when the test named it
+//! with `KubeServer::fail_job`; its pods are not made.
 //!
 //! A Deployment's status is written by the server, as kube-controller-manager would, from
 //! `spec.replicas` and `metadata.generation` (`observedGeneration`, `replicas`,
@@ -93,6 +98,9 @@ impl State {
         } else if key.plural == "customresourcedefinitions" {
             let status = crd_status(&object, self.scripts.establish, reads);
             self.set_status(key, object, status);
+        } else if key.group == "batch" && key.plural == "jobs" && object.get("status").is_none() {
+            let fails = self.scripts.failing_jobs.contains(&key.name);
+            self.set_status(key, object, job_status(fails));
         }
     }
 
@@ -208,6 +216,23 @@ impl State {
             let _ = self.create(&events, Some(namespace), event, Writer::new("kubelet"));
         }
     }
+}
+
+/// A finished Job's status, as the Job controller writes it.
+fn job_status(failed: bool) -> Value {
+    let time = "2025-01-01T00:00:00Z";
+    if failed {
+        return json!({
+            "failed": 1, "startTime": time,
+            "conditions": [{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
+                            "message": "Job has reached the specified backoff limit",
+                            "lastTransitionTime": time}],
+        });
+    }
+    json!({
+        "succeeded": 1, "startTime": time, "completionTime": time,
+        "conditions": [{"type": "Complete", "status": "True", "lastTransitionTime": time}],
+    })
 }
 
 /// Where a rollout stands, as its status shows it.
