@@ -631,8 +631,42 @@ async fn the_manager_installs_upgrades_reconciles_and_uninstalls_as_helm_would()
     assert!(web.uninstall(cluster).await.unwrap().is_none());
 }
 
+/// Every object of the ingress-nginx release `instance` the server holds, of the kinds the
+/// chart renders.
+fn ingress_nginx_objects(server: &KubeServer, instance: &str) -> Vec<Json> {
+    let mut found = Vec::new();
+    for (group, plural) in [
+        ("apps", "deployments"),
+        ("", "services"),
+        ("", "configmaps"),
+        ("", "serviceaccounts"),
+        ("batch", "jobs"),
+        ("rbac.authorization.k8s.io", "roles"),
+        ("rbac.authorization.k8s.io", "rolebindings"),
+        ("rbac.authorization.k8s.io", "clusterroles"),
+        ("rbac.authorization.k8s.io", "clusterrolebindings"),
+        ("networking.k8s.io", "ingressclasses"),
+        ("networking.k8s.io", "networkpolicies"),
+        (
+            "admissionregistration.k8s.io",
+            "validatingwebhookconfigurations",
+        ),
+    ] {
+        found.extend(instance_objects(server, group, plural, instance));
+    }
+    found
+}
+
+/// The objects that are not Helm hooks.
+fn not_hooks(objects: &[Json]) -> Vec<&Json> {
+    objects
+        .iter()
+        .filter(|o| o["metadata"]["annotations"]["helm.sh/hook"].is_null())
+        .collect()
+}
+
 #[tokio::test]
-async fn hooks_run_in_order_and_a_failed_install_is_uninstalled() {
+async fn hooks_run_in_order_and_failures_are_uninstalled_or_rolled_back() {
     let Some(mut oracle) = HelmOracle::start() else {
         return;
     };
@@ -693,21 +727,57 @@ async fn hooks_run_in_order_and_a_failed_install_is_uninstalled() {
     let stored = store.deployed("edge").await.unwrap().unwrap();
     assert_eq!(stored.hooks, release.hooks);
 
-    // Uninstall: nothing of the release is left, cluster-scoped objects included.
+    // An upgrade whose post-upgrade hook fails is marked failed and rolled back, as the
+    // helm-operator does: a new revision with revision 1's manifest, its objects put back.
+    server.fail_job("edge-ingress-nginx-admission-patch");
+    let scaled = object(json!({"controller": {"replicaCount": 2}}));
+    let err = edge.ensure(cluster, &scaled).await.unwrap_err();
+    let message = err.to_string();
+    eprintln!("failed upgrade: {message}");
+    assert!(
+        matches!(err, ManagerError::UpgradeFailed { version: 2, .. })
+            && message.contains("failed: job edge-ingress-nginx-admission-patch failed")
+            && message.contains("rolled back to revision 1 as revision 3"),
+        "{message}"
+    );
+    assert_eq!(
+        statuses(&store, "edge").await,
+        [
+            (1, Status::Superseded),
+            (2, Status::Failed),
+            (3, Status::Deployed)
+        ]
+    );
+    let rolled_back = store.deployed("edge").await.unwrap().unwrap();
+    assert_eq!(rolled_back.manifest, release.manifest);
+    assert_eq!(
+        rolled_back.info.as_ref().unwrap().description,
+        "Rollback to 1"
+    );
+    let controller = server
+        .object(
+            "apps",
+            "deployments",
+            Some("default"),
+            "edge-ingress-nginx-controller",
+        )
+        .unwrap();
+    assert_eq!(controller["spec"]["replicas"], 1);
+    assert_eq!(
+        helm_statuses(&mut helm, "edge"),
+        [
+            (1, "superseded".to_string()),
+            (2, "failed".to_string()),
+            (3, "deployed".to_string())
+        ]
+    );
+
+    // Uninstall: nothing of the release is left, cluster-scoped objects included, but for
+    // the hooks of the failed upgrade (see below).
     edge.uninstall(cluster).await.unwrap();
-    for (group, plural) in [
-        ("apps", "deployments"),
-        ("", "services"),
-        ("", "configmaps"),
-        ("rbac.authorization.k8s.io", "clusterroles"),
-        ("rbac.authorization.k8s.io", "clusterrolebindings"),
-        ("networking.k8s.io", "ingressclasses"),
-    ] {
-        assert!(
-            instance_objects(&server, group, plural, "edge").is_empty(),
-            "{plural} left"
-        );
-    }
+    let left = ingress_nginx_objects(&server, "edge");
+    assert!(not_hooks(&left).is_empty(), "{left:?}");
+    assert!(store.history("edge").await.unwrap().releases.is_empty());
 
     // A post-install hook Job that fails, after the objects were applied: the install fails
     // with Helm's words, the release is uninstalled, and of the release only hook objects stay
@@ -730,27 +800,8 @@ async fn hooks_run_in_order_and_a_failed_install_is_uninstalled() {
     );
     assert!(store.history("broken").await.unwrap().releases.is_empty());
     assert!(helm.list(true).unwrap().as_array().unwrap().is_empty());
-    let mut left = Vec::new();
-    for (group, plural) in [
-        ("apps", "deployments"),
-        ("", "services"),
-        ("", "configmaps"),
-        ("", "serviceaccounts"),
-        ("batch", "jobs"),
-        ("rbac.authorization.k8s.io", "roles"),
-        ("rbac.authorization.k8s.io", "clusterroles"),
-        (
-            "admissionregistration.k8s.io",
-            "validatingwebhookconfigurations",
-        ),
-    ] {
-        left.extend(instance_objects(&server, group, plural, "broken"));
-    }
-    let not_hooks: Vec<&Json> = left
-        .iter()
-        .filter(|o| o["metadata"]["annotations"]["helm.sh/hook"].is_null())
-        .collect();
-    assert!(not_hooks.is_empty(), "{not_hooks:?}");
+    let left = ingress_nginx_objects(&server, "broken");
+    assert!(not_hooks(&left).is_empty(), "{left:?}");
     assert!(
         left.iter()
             .any(|o| o["metadata"]["name"] == "broken-ingress-nginx-admission-patch"),

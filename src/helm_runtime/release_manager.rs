@@ -16,9 +16,11 @@
 //! conflicts), so the cluster's defaults and other managers' fields stay while the release's
 //! own fields are put back. Hooks are created, as Helm creates them.
 //!
-//! Not here yet: rollback after a failed upgrade (the failed revision is marked and removed at
-//! the next sync; the deployed one stays in force), the `lookup` template function against the
-//! cluster (templates see an empty cluster), and owner references to the custom resource.
+//! - a failed upgrade is marked failed and rolled back to the deployed revision (a new revision,
+//!   as `helm rollback` makes it).
+//!
+//! Not here yet: the `lookup` template function against the cluster (templates see an empty
+//! cluster).
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -106,11 +108,27 @@ pub enum ManagerError {
         /// Empty when the failed install was cleaned up.
         cleanup: String,
     },
-    #[error("upgrade of release \"{release}\" to revision {version} failed: {cause}")]
+    #[error("upgrade of release \"{release}\" to revision {version} failed: {cause}{rollback}")]
     UpgradeFailed {
         release: String,
         version: i64,
         cause: Box<ManagerError>,
+        /// What the rollback after it did, when [`ReleaseManager::ensure`] rolled back.
+        rollback: String,
+    },
+    #[error("rollback of release \"{release}\" to revision {version} failed: {cause}")]
+    RollbackFailed {
+        release: String,
+        version: i64,
+        cause: Box<ManagerError>,
+    },
+    #[error(
+        "release \"{release}\" has no revision {version} to roll back to (revisions stored: {stored})"
+    )]
+    NoRevision {
+        release: String,
+        version: i64,
+        stored: String,
     },
     #[error("uninstall of release \"{release}\" finished with errors: {}", errors.join("; "))]
     UninstallIncomplete {
@@ -222,13 +240,35 @@ impl ReleaseManager {
             Plan::Install => Ok(Ensured::Installed(Box::new(
                 self.install(cluster, values).await?,
             ))),
-            Plan::Upgrade { deployed } => {
-                let release = self.upgrade(cluster, &deployed, values).await?;
-                Ok(Ensured::Upgraded {
+            Plan::Upgrade { deployed } => match self.upgrade(cluster, &deployed, values).await {
+                Ok(release) => Ok(Ensured::Upgraded {
                     previous: deployed,
                     release: Box::new(release),
-                })
-            }
+                }),
+                // A recorded, failed upgrade is rolled back, as the helm-operator does; the
+                // error is still the upgrade's.
+                Err(ManagerError::UpgradeFailed {
+                    release,
+                    version,
+                    cause,
+                    ..
+                }) => {
+                    let rollback = match self.rollback(cluster).await {
+                        Ok(back) => format!(
+                            "; rolled back to revision {} as revision {}",
+                            deployed.version, back.version
+                        ),
+                        Err(e) => format!("; rolling back failed too: {e}"),
+                    };
+                    Err(ManagerError::UpgradeFailed {
+                        release,
+                        version,
+                        cause,
+                        rollback,
+                    })
+                }
+                Err(other) => Err(other),
+            },
             Plan::Reconcile { deployed } => {
                 let applied = self.reconcile(cluster, &deployed).await?;
                 Ok(Ensured::Reconciled {
@@ -527,18 +567,9 @@ impl ReleaseManager {
         let objects = self
             .release_objects(cluster, &manifest_text(&rendered))
             .await?;
-        let mut previous = release_objects::parse_manifest(&deployed.manifest)?;
-        release_objects::place(cluster, &mut previous, &self.namespace, Unserved::Skip)
-            .await
-            .map_err(|e| self.kube(e))?;
-        let known: HashSet<_> = previous.iter().map(release_objects::identity).collect();
-        self.refuse_foreign(cluster, &objects, &known).await?;
-        let wanted: HashSet<_> = objects.iter().map(release_objects::identity).collect();
-        let obsolete: Vec<Manifest> = previous
-            .into_iter()
-            .filter(|o| !wanted.contains(&release_objects::identity(o)))
-            .filter(|o| !release_objects::is_kept(o))
-            .collect();
+        let obsolete = self
+            .replace_objects(cluster, &deployed.manifest, &objects)
+            .await?;
 
         let mut release = self.record(&rendered, values, version);
         release.info = Some(Info {
@@ -570,20 +601,129 @@ impl ReleaseManager {
                 release: self.name.clone(),
                 version,
                 cause: Box::new(cause),
+                rollback: String::new(),
             });
         }
+        // Helm keeps the old description ("Install complete") on a superseded revision.
         let mut superseded = deployed.clone();
         set_status(&mut superseded, Status::Superseded, "");
-        if let Some(info) = superseded.info.as_mut()
-            && let Some(old) = deployed.info.as_ref()
-        {
-            // Helm keeps the old description ("Install complete") on a superseded revision.
-            info.description = old.description.clone();
-        }
         store.update(&superseded).await?;
         set_status(&mut release, Status::Deployed, "Upgrade complete");
         store.update(&release).await?;
         Ok(release)
+    }
+
+    /// Going from the objects of `current_manifest` to `objects`: refuses to take over
+    /// foreign objects among the new ones, and returns the old ones to delete afterwards (those
+    /// not rendered any more, unless kept by policy).
+    async fn replace_objects(
+        &self,
+        cluster: &mut Cluster,
+        current_manifest: &str,
+        objects: &[Manifest],
+    ) -> Result<Vec<Manifest>, ManagerError> {
+        let mut current = release_objects::parse_manifest(current_manifest)?;
+        release_objects::place(cluster, &mut current, &self.namespace, Unserved::Skip)
+            .await
+            .map_err(|e| self.kube(e))?;
+        let known: HashSet<_> = current.iter().map(release_objects::identity).collect();
+        self.refuse_foreign(cluster, objects, &known).await?;
+        let wanted: HashSet<_> = objects.iter().map(release_objects::identity).collect();
+        Ok(current
+            .into_iter()
+            .filter(|o| !wanted.contains(&release_objects::identity(o)))
+            .filter(|o| !release_objects::is_kept(o))
+            .collect())
+    }
+
+    /// Helm's rollback to the revision before the newest: a new revision with that one's
+    /// chart, values, manifest and hooks, its objects applied (what only the newest had is
+    /// deleted), every deployed revision superseded.
+    pub async fn rollback(&self, cluster: &mut Cluster) -> Result<Release, ManagerError> {
+        let store = self.store(cluster);
+        let history = store.history(&self.name).await?.releases;
+        let stored = || {
+            let versions: Vec<String> = history.iter().map(|r| r.version.to_string()).collect();
+            if versions.is_empty() {
+                "none".to_string()
+            } else {
+                versions.join(", ")
+            }
+        };
+        let current = history.last().cloned();
+        let version = current.as_ref().map_or(0, |c| c.version - 1);
+        let (Some(mut current), Some(previous)) =
+            (current, history.iter().find(|r| r.version == version))
+        else {
+            return Err(ManagerError::NoRevision {
+                release: self.name.clone(),
+                version,
+                stored: stored(),
+            });
+        };
+        let previous_info = previous.info.clone().unwrap_or_default();
+        let mut target = Release {
+            name: self.name.clone(),
+            namespace: self.namespace.clone(),
+            chart: previous.chart.clone(),
+            config: previous.config.clone(),
+            info: Some(Info {
+                first_deployed: current.info.as_ref().and_then(|i| i.first_deployed),
+                last_deployed: Some(Timestamp::now()),
+                status: Status::PendingRollback,
+                notes: previous_info.notes,
+                description: format!("Rollback to {version}"),
+                ..Info::default()
+            }),
+            version: current.version + 1,
+            labels: previous.labels.clone(),
+            manifest: previous.manifest.clone(),
+            hooks: previous.hooks.clone(),
+            ..Release::default()
+        };
+        let objects = self.release_objects(cluster, &target.manifest).await?;
+        let obsolete = self
+            .replace_objects(cluster, &current.manifest, &objects)
+            .await?;
+        store.create(&target).await?;
+
+        let performed = self
+            .perform(
+                cluster,
+                &store,
+                &mut target,
+                &objects,
+                "rollback",
+                &obsolete,
+            )
+            .await;
+        if let Err(cause) = performed {
+            // Helm's records of a failed rollback; the error says what went wrong.
+            set_status(&mut current, Status::Superseded, "");
+            let _ = store.update(&current).await;
+            let description = format!("Rollback \"{}\" failed: {cause}", self.name);
+            set_status(&mut target, Status::Failed, &description);
+            let _ = store.update(&target).await;
+            return Err(ManagerError::RollbackFailed {
+                release: self.name.clone(),
+                version,
+                cause: Box::new(cause),
+            });
+        }
+        for revision in &history {
+            if revision
+                .info
+                .as_ref()
+                .is_some_and(|i| i.status == Status::Deployed)
+            {
+                let mut superseded = revision.clone();
+                set_status(&mut superseded, Status::Superseded, "");
+                store.update(&superseded).await?;
+            }
+        }
+        set_status(&mut target, Status::Deployed, "");
+        store.update(&target).await?;
+        Ok(target)
     }
 
     /// Re-applies the deployed manifest: objects deleted by hand come back, fields edited by
