@@ -412,12 +412,15 @@ fn chart(name: &str) -> Arc<ChartNode> {
     Arc::new(ChartNode::load(&chart, true).unwrap())
 }
 
-fn manager(chart_name: &str, release: &str) -> ReleaseManager {
+/// A manager of `release` of a shared chart in "default", rendering with the cluster's
+/// capabilities as Helm does.
+async fn manager(cluster: &Cluster, chart_name: &str, release: &str) -> ReleaseManager {
+    let capabilities = cluster.capabilities().await.unwrap();
     ReleaseManager::new(
         chart(chart_name),
         release,
         "default",
-        Settings::new(Capabilities::new(None, &[])),
+        Settings::new(capabilities),
     )
     .unwrap()
 }
@@ -467,7 +470,7 @@ async fn the_manager_installs_upgrades_reconciles_and_uninstalls_as_helm_would()
     let mut connected = connect(&server).await;
     let cluster = &mut connected.cluster;
     let store = ReleaseStore::new(cluster.client().clone(), "default");
-    let web = manager("hello-world", "web");
+    let web = manager(cluster, "hello-world", "web").await;
     let values = object(json!({"replicaCount": 2}));
 
     // Install: revision 1, every rendered object, marked as Helm marks them.
@@ -674,7 +677,7 @@ async fn hooks_run_in_order_and_failures_are_uninstalled_or_rolled_back() {
     let mut connected = connect(&server).await;
     let cluster = &mut connected.cluster;
     let store = ReleaseStore::new(cluster.client().clone(), "default");
-    let edge = manager("ingress-nginx", "edge");
+    let edge = manager(cluster, "ingress-nginx", "edge").await;
     let values = object(json!({}));
 
     server.reset_requests();
@@ -784,7 +787,7 @@ async fn hooks_run_in_order_and_failures_are_uninstalled_or_rolled_back() {
     // (Helm deletes hooks by their policies alone, and `hook-succeeded` never came; the
     // helm-operator's owner references collect them with the custom resource).
     server.fail_job("broken-ingress-nginx-admission-patch");
-    let broken = manager("ingress-nginx", "broken");
+    let broken = manager(cluster, "ingress-nginx", "broken").await;
     let err = broken.ensure(cluster, &values).await.unwrap_err();
     let message = err.to_string();
     eprintln!("failed install: {message}");
@@ -820,7 +823,7 @@ async fn a_release_real_helm_installed_is_taken_over_and_upgraded() {
     let mut helm = helm(&mut oracle, &server);
     helm.install("hello", &hello_world(), json!({"replicaCount": 2}))
         .expect("helm install");
-    let hello = manager("hello-world", "hello");
+    let hello = manager(cluster, "hello-world", "hello").await;
     let values = object(json!({"replicaCount": 2}));
 
     // Same chart, same values: our render is Helm's byte for byte, so nothing to upgrade.
@@ -849,6 +852,25 @@ async fn a_release_real_helm_installed_is_taken_over_and_upgraded() {
     helm.upgrade("hello", &hello_world(), json!({"replicaCount": 1}), None)
         .expect("helm upgrades our revision");
     assert_eq!(helm_statuses(&mut helm, "hello").last().unwrap().0, 3);
+
+    // A chart with hooks and capability checks renders as Helm rendered it against this
+    // server, hooks included: nothing to upgrade.
+    let ingress_nginx =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/charts/ingress-nginx");
+    helm.install("gate", &ingress_nginx, json!({}))
+        .expect("helm install ingress-nginx");
+    let gate = manager(cluster, "ingress-nginx", "gate").await;
+    let plan = gate.sync(cluster, &object(json!({}))).await.unwrap();
+    assert!(matches!(plan, Plan::Reconcile { .. }), "{plan:?}");
+    gate.uninstall(cluster).await.unwrap();
+    assert!(
+        helm.list(true)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["name"] != "gate")
+    );
 }
 
 #[tokio::test]
@@ -865,7 +887,7 @@ async fn objects_of_nobodys_release_are_not_taken_over() {
     .unwrap();
     services.create(&Default::default(), &theirs).await.unwrap();
 
-    let web = manager("hello-world", "web");
+    let web = manager(cluster, "hello-world", "web").await;
     let err = web.ensure(cluster, &object(json!({}))).await.unwrap_err();
     let message = err.to_string();
     assert!(

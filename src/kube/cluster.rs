@@ -143,6 +143,16 @@ impl Cluster {
             .get(&(group.to_string(), version.to_string(), kind.to_string()))
     }
 
+    /// Every kind discovery found.
+    pub fn served_kinds(&self) -> impl Iterator<Item = &Served> {
+        self.served.values()
+    }
+
+    /// Every group version discovery listed.
+    pub fn group_versions(&self) -> impl Iterator<Item = &str> {
+        self.groups.group_versions()
+    }
+
     /// The served kind of a manifest, or an error saying it is not served.
     pub fn served(&self, manifest: &Manifest) -> Result<&Served, KubeError> {
         self.lookup(manifest.group(), manifest.version(), manifest.kind())

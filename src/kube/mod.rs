@@ -4,6 +4,7 @@
 
 mod applied;
 mod apply;
+mod capabilities;
 mod cluster;
 mod connect;
 mod delete;
