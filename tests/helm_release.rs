@@ -378,6 +378,7 @@ async fn revisions(store: &ReleaseStore, name: &str) -> Vec<i64> {
 use operator_rs::helm_runtime::release_manager::{
     Ensured, ManagerError, Plan, ReleaseManager, Settings,
 };
+use operator_rs::helm_runtime::release_objects::Owner;
 use operator_rs::kube::{Cluster, ConnectOptions};
 use operator_rs::render::capabilities::Capabilities;
 use operator_rs::render::tree::ChartNode;
@@ -910,4 +911,67 @@ async fn objects_of_nobodys_release_are_not_taken_over() {
         )
         .is_err_and(|e| e.to_string().contains("release name \"Web\" is invalid"))
     );
+}
+
+#[tokio::test]
+async fn objects_are_tied_to_their_owner_and_collected_with_it() {
+    let server = KubeServer::start();
+    let mut connected = connect(&server).await;
+    let cluster = &mut connected.cluster;
+    // A ConfigMap stands in for the custom resource the helm-operator would own them by.
+    let config_maps: kube::Api<k8s_openapi::api::core::v1::ConfigMap> =
+        kube::Api::namespaced(cluster.client().clone(), "default");
+    let owner = config_maps
+        .create(
+            &Default::default(),
+            &serde_json::from_value(json!({"metadata": {"name": "web-owner"}})).unwrap(),
+        )
+        .await
+        .unwrap();
+    let mut settings = Settings::new(cluster.capabilities().await.unwrap());
+    settings.owner = Some(Owner {
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        name: "web-owner".into(),
+        uid: owner.metadata.uid.clone().unwrap(),
+        namespace: Some("default".into()),
+    });
+    settings.labels.insert(
+        "helm.sdk.operatorframework.io/chart".into(),
+        "hello-world".into(),
+    );
+    let web = ReleaseManager::new(chart("hello-world"), "web", "default", settings).unwrap();
+    web.ensure(cluster, &object(json!({}))).await.unwrap();
+
+    let deployment = server
+        .object("apps", "deployments", Some("default"), "web-hello-world")
+        .unwrap();
+    let reference = &deployment["metadata"]["ownerReferences"][0];
+    assert_eq!(reference["uid"], json!(owner.metadata.uid));
+    assert_eq!(reference["controller"], true);
+    assert_eq!(
+        deployment["metadata"]["labels"]["helm.sdk.operatorframework.io/chart"],
+        "hello-world"
+    );
+    // A reconcile keeps the reference: it is part of what is applied.
+    web.ensure(cluster, &object(json!({}))).await.unwrap();
+    let deployment = server
+        .object("apps", "deployments", Some("default"), "web-hello-world")
+        .unwrap();
+    assert_eq!(deployment["metadata"]["ownerReferences"][0], *reference);
+
+    config_maps
+        .delete("web-owner", &Default::default())
+        .await
+        .unwrap();
+    for (group, plural) in [
+        ("apps", "deployments"),
+        ("", "services"),
+        ("", "serviceaccounts"),
+    ] {
+        assert!(
+            instance_objects(&server, group, plural, "web").is_empty(),
+            "{plural} not collected with their owner"
+        );
+    }
 }

@@ -13,7 +13,7 @@ use k8s_openapi::jiff::Timestamp;
 use thiserror::Error;
 use tokio::time::Instant;
 
-use super::release_objects::{self, ObjectError, Unserved};
+use super::release_objects::{self, ObjectError, Owner, Unserved};
 use super::release_store::ReleaseStore;
 use super::stored_release::{Hook, HookExecution, Release};
 use crate::duration::display;
@@ -62,6 +62,8 @@ pub struct HookContext<'a> {
     pub namespace: &'a str,
     /// Labels put on every hook object (the helm-operator's chart label).
     pub labels: &'a BTreeMap<String, String>,
+    /// What the hook objects belong to, as the release's other objects.
+    pub owner: Option<&'a Owner>,
     /// How long one hook may take to be deleted, or to run to completion.
     pub timeout: Duration,
 }
@@ -192,6 +194,9 @@ async fn objects_of(
         })?;
     for object in &mut objects {
         release_objects::add_labels(object, context.labels);
+        if let Some(owner) = context.owner {
+            release_objects::set_owner(object, owner);
+        }
     }
     Ok(objects)
 }

@@ -32,7 +32,7 @@ use thiserror::Error;
 use tokio::time::Instant;
 
 use super::hooks::{self, HookContext, HookError};
-use super::release_objects::{self, ObjectError, Unserved};
+use super::release_objects::{self, ObjectError, Owner, Unserved};
 use super::release_store::{ReleaseStore, StoreError};
 use super::stored_release::{self, Hook, Info, Release, Status};
 use crate::kube::{Cluster, KubeError, Outcome, Ownership, WriteMode};
@@ -146,6 +146,8 @@ pub struct Settings {
     /// Labels put on every object and hook (the helm-operator's
     /// `helm.sdk.operatorframework.io/chart`).
     pub labels: BTreeMap<String, String>,
+    /// The custom resource every object and hook is tied to (owner reference or annotations).
+    pub owner: Option<Owner>,
 }
 
 impl Settings {
@@ -154,6 +156,7 @@ impl Settings {
             capabilities,
             hook_timeout: DEFAULT_HOOK_TIMEOUT,
             labels: BTreeMap::new(),
+            owner: None,
         }
     }
 }
@@ -350,6 +353,7 @@ impl ReleaseManager {
             store,
             namespace: &self.namespace,
             labels: &self.settings.labels,
+            owner: self.settings.owner.as_ref(),
             timeout: self.settings.hook_timeout,
         }
     }
@@ -449,7 +453,7 @@ impl ReleaseManager {
             .map_err(|e| self.kube(e))?;
         let mut created = Vec::new();
         for crd in &mut crds {
-            release_objects::add_labels(crd, &self.settings.labels);
+            self.tie(crd);
             match cluster.create(crd).await {
                 Ok(_) => created.push(crd.name().to_string()),
                 Err(KubeError::Api { message, .. }) if message.contains("already exists") => {}
@@ -479,9 +483,17 @@ impl ReleaseManager {
             .map_err(|e| self.kube(e))?;
         for object in &mut objects {
             release_objects::mark_owned(object, &self.name, &self.namespace);
-            release_objects::add_labels(object, &self.settings.labels);
+            self.tie(object);
         }
         Ok(objects)
+    }
+
+    /// The labels and owner of every object the release writes.
+    fn tie(&self, object: &mut Manifest) {
+        release_objects::add_labels(object, &self.settings.labels);
+        if let Some(owner) = &self.settings.owner {
+            release_objects::set_owner(object, owner);
+        }
     }
 
     /// Refuses to take over objects that exist without this release's marks, as Helm does

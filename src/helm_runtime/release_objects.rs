@@ -20,6 +20,21 @@ pub const RELEASE_NAME_ANNOTATION: &str = "meta.helm.sh/release-name";
 pub const RELEASE_NAMESPACE_ANNOTATION: &str = "meta.helm.sh/release-namespace";
 /// `keep`: Helm leaves the object in place on uninstall and when an upgrade drops it.
 pub const RESOURCE_POLICY_ANNOTATION: &str = "helm.sh/resource-policy";
+/// The helm-operator's marks on objects an owner reference cannot tie to their custom
+/// resource: `namespace/name` and `Kind.group` of it.
+pub const PRIMARY_RESOURCE_ANNOTATION: &str = "operator-sdk/primary-resource";
+pub const PRIMARY_RESOURCE_TYPE_ANNOTATION: &str = "operator-sdk/primary-resource-type";
+
+/// The object a release belongs to (the helm-operator's custom resource).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owner {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    pub uid: String,
+    /// `None` for a cluster-scoped owner.
+    pub namespace: Option<String>,
+}
 
 #[derive(Debug, Error)]
 pub enum ObjectError {
@@ -186,6 +201,47 @@ pub fn add_labels(object: &mut Manifest, labels: &BTreeMap<String, String>) {
     }
 }
 
+/// Ties a placed object to `owner` as the helm-operator does: a controller owner reference
+/// where Kubernetes' garbage collector honours one (the owner is cluster-scoped, or both live
+/// in one namespace) and the object is not kept by policy (the collector would delete it with
+/// the owner); otherwise the annotations naming the owner.
+pub fn set_owner(object: &mut Manifest, owner: &Owner) {
+    let same_namespace = match (&owner.namespace, object.namespace()) {
+        (None, _) => true,
+        (Some(ns), Some(object_ns)) => ns == object_ns,
+        // After `place`, an object without a namespace is cluster-scoped.
+        (Some(_), None) => false,
+    };
+    let kept = is_kept(object);
+    let metadata = metadata_mut(&mut object.object);
+    if same_namespace && !kept {
+        let reference = serde_json::json!({
+            "apiVersion": owner.api_version,
+            "kind": owner.kind,
+            "name": owner.name,
+            "uid": owner.uid,
+            "controller": true,
+            "blockOwnerDeletion": true,
+        });
+        metadata.insert("ownerReferences".into(), Value::Array(vec![reference]));
+        return;
+    }
+    let group = crate::manifests::split_api_version(&owner.api_version).0;
+    let annotations = child_map(metadata, "annotations");
+    annotations.insert(
+        PRIMARY_RESOURCE_ANNOTATION.into(),
+        Value::String(format!(
+            "{}/{}",
+            owner.namespace.as_deref().unwrap_or_default(),
+            owner.name
+        )),
+    );
+    annotations.insert(
+        PRIMARY_RESOURCE_TYPE_ANNOTATION.into(),
+        Value::String(format!("{}.{group}", owner.kind)),
+    );
+}
+
 /// Why an existing object cannot become part of the release, or `None` when it already carries
 /// the release's marks (Helm then adopts it).
 pub fn foreign_ownership(existing: &Value, name: &str, namespace: &str) -> Option<String> {
@@ -284,15 +340,15 @@ mod tests {
 
     #[test]
     fn manifests_parse_into_named_objects_and_lists_flatten() {
-        let manifest = "---\n# Source: c/templates/a.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  on: yes\n---\n# Source: c/templates/list.yaml\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n";
+        let manifest = "---\n# Source: c/templates/a.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  enabled: yes\n---\n# Source: c/templates/list.yaml\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n";
         let objects = parse_manifest(manifest).unwrap();
         assert_eq!(objects.len(), 2);
         assert_eq!(
             objects[0].origin,
             Origin::Template("c/templates/a.yaml".into())
         );
-        // YAML 1.1, as Kubernetes reads manifests: `on` and `yes` are booleans.
-        assert_eq!(objects[0].object["data"], json!({"true": true}));
+        // YAML 1.1, as Kubernetes reads manifests: `yes` is a boolean.
+        assert_eq!(objects[0].object["data"], json!({"enabled": true}));
         assert_eq!(objects[1].kind(), "Secret");
         let err = parse("c/templates/b.yaml", "kind: ConfigMap\napiVersion: v1\n").unwrap_err();
         assert!(err.to_string().contains("metadata.name"), "{err}");
@@ -308,6 +364,46 @@ mod tests {
         assert_eq!(foreign_ownership(&object.object, "web", "default"), None);
         let problem = foreign_ownership(&object.object, "other", "default").unwrap();
         assert!(problem.contains("is \"web\", not \"other\""), "{problem}");
+    }
+
+    #[test]
+    fn owners_are_referenced_where_the_collector_can_and_annotated_elsewhere() {
+        let owner = Owner {
+            api_version: "cache.example.com/v1".into(),
+            kind: "Memcached".into(),
+            name: "m".into(),
+            uid: "u-1".into(),
+            namespace: Some("team".into()),
+        };
+        let object = |text: &str| parse("t", text).unwrap().remove(0);
+        let mut same =
+            object("apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  namespace: team\n");
+        set_owner(&mut same, &owner);
+        assert_eq!(same.object["metadata"]["ownerReferences"][0]["uid"], "u-1");
+        assert_eq!(
+            same.object["metadata"]["ownerReferences"][0]["controller"],
+            true
+        );
+        let mut cluster_wide = object(
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: r\n",
+        );
+        set_owner(&mut cluster_wide, &owner);
+        assert!(
+            cluster_wide.object["metadata"]
+                .get("ownerReferences")
+                .is_none()
+        );
+        let annotations = &cluster_wide.object["metadata"]["annotations"];
+        assert_eq!(annotations[PRIMARY_RESOURCE_ANNOTATION], "team/m");
+        assert_eq!(
+            annotations[PRIMARY_RESOURCE_TYPE_ANNOTATION],
+            "Memcached.cache.example.com"
+        );
+        let mut kept = object(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: k\n  namespace: team\n  annotations:\n    helm.sh/resource-policy: keep\n",
+        );
+        set_owner(&mut kept, &owner);
+        assert!(kept.object["metadata"].get("ownerReferences").is_none());
     }
 
     #[test]
