@@ -379,6 +379,7 @@ use operator_rs::helm_runtime::release_manager::{
     Ensured, ManagerError, Plan, ReleaseManager, Settings,
 };
 use operator_rs::helm_runtime::release_objects::Owner;
+use operator_rs::helm_runtime::watches::DryRun;
 use operator_rs::kube::{Cluster, ConnectOptions};
 use operator_rs::render::capabilities::Capabilities;
 use operator_rs::render::tree::ChartNode;
@@ -974,4 +975,63 @@ async fn objects_are_tied_to_their_owner_and_collected_with_it() {
             "{plural} not collected with their owner"
         );
     }
+}
+
+#[tokio::test]
+async fn templates_look_up_live_objects_and_the_upgrade_check_only_with_server_dry_run() {
+    let server = KubeServer::start();
+    let mut connected = connect(&server).await;
+    let cluster = &mut connected.cluster;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("templates")).unwrap();
+    std::fs::write(
+        dir.path().join("Chart.yaml"),
+        "apiVersion: v2\nname: probe\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("templates/probe.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-probe\ndata:\n  seen: {{ dig \"data\" \"value\" \"nothing\" (lookup \"v1\" \"ConfigMap\" .Release.Namespace \"seed\") | quote }}\n  namespaces: {{ (lookup \"v1\" \"Namespace\" \"\" \"\").items | default list | len | quote }}\n",
+    )
+    .unwrap();
+    let probe = Arc::new(
+        ChartNode::load(&operator_rs::chart::load_local(dir.path()).unwrap(), true).unwrap(),
+    );
+    let config_maps: kube::Api<k8s_openapi::api::core::v1::ConfigMap> =
+        kube::Api::namespaced(cluster.client().clone(), "default");
+    config_maps
+        .create(
+            &Default::default(),
+            &serde_json::from_value(
+                json!({"metadata": {"name": "seed"}, "data": {"value": "live"}}),
+            )
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    let capabilities = cluster.capabilities().await.unwrap();
+    let with = |dry_run| {
+        let mut settings = Settings::new(capabilities.clone());
+        settings.dry_run = dry_run;
+        ReleaseManager::new(probe.clone(), "look", "default", settings).unwrap()
+    };
+    let values = object(json!({}));
+    with(DryRun::Client).ensure(cluster, &values).await.unwrap();
+    let rendered = server
+        .object("", "configmaps", Some("default"), "look-probe")
+        .unwrap();
+    assert_eq!(rendered["data"]["seen"], "live");
+    let namespaces = server.objects("", "namespaces").len();
+    assert!(namespaces > 0);
+    assert_eq!(
+        rendered["data"]["namespaces"],
+        json!(namespaces.to_string())
+    );
+
+    // The helm-operator's default dry run renders offline: the lookup finds nothing there, so
+    // the candidate differs and an upgrade is planned; with `dryRunOption: server` it does not.
+    let plan = with(DryRun::Client).sync(cluster, &values).await.unwrap();
+    assert!(matches!(plan, Plan::Upgrade { .. }), "{plan:?}");
+    let plan = with(DryRun::Server).sync(cluster, &values).await.unwrap();
+    assert!(matches!(plan, Plan::Reconcile { .. }), "{plan:?}");
 }

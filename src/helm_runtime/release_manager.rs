@@ -19,8 +19,9 @@
 //! - a failed upgrade is marked failed and rolled back to the deployed revision (a new revision,
 //!   as `helm rollback` makes it).
 //!
-//! Not here yet: the `lookup` template function against the cluster (templates see an empty
-//! cluster).
+//! Templates of an install or upgrade `lookup` live objects; the render that decides whether
+//! to upgrade does so only with watches.yaml's `dryRunOption: server`, as in Helm's dry run (so
+//! a chart that generates what it does not find upgrades on every sync, there as here).
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -35,11 +36,12 @@ use super::hooks::{self, HookContext, HookError};
 use super::release_objects::{self, ObjectError, Owner, Unserved};
 use super::release_store::{ReleaseStore, StoreError};
 use super::stored_release::{self, Hook, Info, Release, Status};
+use super::watches::DryRun;
 use crate::kube::{Cluster, KubeError, Outcome, Ownership, WriteMode};
 use crate::manifests::Manifest;
 use crate::render::capabilities::Capabilities;
 use crate::render::engine;
-use crate::render::funcs::NoCluster;
+use crate::render::funcs::{Lookup, NoCluster};
 use crate::render::manifests::{UNINSTALL_ORDER, kind_order_in};
 use crate::render::release::{self as render_release, Options, Rendered};
 use crate::render::tree::ChartNode;
@@ -63,6 +65,8 @@ pub enum ManagerError {
         #[source]
         source: Box<render_release::ReleaseError>,
     },
+    #[error("rendering release \"{release}\" was interrupted: the runtime is shutting down")]
+    Interrupted { release: String },
     #[error(transparent)]
     Object(#[from] ObjectError),
     #[error(transparent)]
@@ -148,6 +152,9 @@ pub struct Settings {
     pub labels: BTreeMap<String, String>,
     /// The custom resource every object and hook is tied to (owner reference or annotations).
     pub owner: Option<Owner>,
+    /// How the render that decides on an upgrade sees the cluster (watches.yaml's
+    /// `dryRunOption`); installs and upgrades themselves always see it.
+    pub dry_run: DryRun,
 }
 
 impl Settings {
@@ -157,6 +164,7 @@ impl Settings {
             hook_timeout: DEFAULT_HOOK_TIMEOUT,
             labels: BTreeMap::new(),
             owner: None,
+            dry_run: DryRun::Client,
         }
     }
 }
@@ -313,7 +321,10 @@ impl ReleaseManager {
         let Some(deployed) = store.deployed(&self.name).await? else {
             return Ok(Plan::Install);
         };
-        let candidate = self.render(values, deployed.version + 1, false)?;
+        let live = self.settings.dry_run == DryRun::Server;
+        let candidate = self
+            .render(cluster, values, deployed.version + 1, false, live)
+            .await?;
         let deployed = Box::new(deployed);
         if manifest_text(&candidate) != deployed.manifest || deployed.config != *values {
             Ok(Plan::Upgrade { deployed })
@@ -322,12 +333,20 @@ impl ReleaseManager {
         }
     }
 
-    fn render(
+    /// Renders on a blocking thread: templates are CPU work, and with `live` their `lookup`s
+    /// wait on the cluster. `live` off, lookups find nothing (Helm's client-side dry run).
+    async fn render(
         &self,
+        cluster: &Cluster,
         values: &Values,
         revision: i64,
         is_install: bool,
+        live: bool,
     ) -> Result<Rendered, ManagerError> {
+        let lookup: Arc<dyn Lookup> = match cluster.live_lookup() {
+            Some(lookup) if live => Arc::new(lookup),
+            _ => Arc::new(NoCluster),
+        };
         let options = Options {
             release: engine::Release {
                 name: self.name.clone(),
@@ -337,15 +356,24 @@ impl ReleaseManager {
                 is_upgrade: !is_install,
             },
             capabilities: self.settings.capabilities.clone(),
-            lookup: Arc::new(NoCluster),
+            lookup,
         };
-        render_release::render(&self.chart, values, &options).map_err(|source| {
-            ManagerError::Render {
+        let (chart, values) = (self.chart.clone(), values.clone());
+        let rendered =
+            tokio::task::spawn_blocking(move || render_release::render(&chart, &values, &options))
+                .await;
+        match rendered {
+            Ok(result) => result.map_err(|source| ManagerError::Render {
                 chart: self.chart.name().to_string(),
                 release: self.name.clone(),
                 source: Box::new(source),
-            }
-        })
+            }),
+            // A panic in the engine is a bug: let it surface as one.
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => Err(ManagerError::Interrupted {
+                release: self.name.clone(),
+            }),
+        }
     }
 
     fn hook_context<'a>(&'a self, store: &'a ReleaseStore) -> HookContext<'a> {
@@ -367,7 +395,7 @@ impl ReleaseManager {
     ) -> Result<Release, ManagerError> {
         let store = self.store(cluster);
         self.install_crds(cluster).await?;
-        let rendered = self.render(values, 1, true)?;
+        let rendered = self.render(cluster, values, 1, true, true).await?;
         let objects = self
             .release_objects(cluster, &manifest_text(&rendered))
             .await?;
@@ -575,7 +603,7 @@ impl ReleaseManager {
                 status: info.status.as_str().to_string(),
             });
         }
-        let rendered = self.render(values, version, false)?;
+        let rendered = self.render(cluster, values, version, false, true).await?;
         let objects = self
             .release_objects(cluster, &manifest_text(&rendered))
             .await?;
