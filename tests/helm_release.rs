@@ -536,15 +536,20 @@ async fn the_manager_installs_upgrades_reconciles_and_uninstalls_as_helm_would()
         "{names}"
     );
 
-    // The periodic reconcile with nothing changed: no new revision.
+    // The periodic reconcile with nothing changed: no new revision, and few requests (two
+    // reads of the release Secrets, one apply per object).
     assert!(matches!(
         web.sync(cluster, &values).await.unwrap(),
         Plan::Reconcile { .. }
     ));
+    server.reset_requests();
     assert!(matches!(
         web.ensure(cluster, &values).await.unwrap(),
         Ensured::Reconciled { .. }
     ));
+    let requests = server.requests();
+    eprintln!("requests of an unchanged reconcile: {requests:#?}");
+    assert_eq!(requests.len(), 2 + 3, "{requests:#?}");
     assert_eq!(statuses(&store, "web").await, [(1, Status::Deployed)]);
 
     // Drift: replicas edited and the Service deleted by hand are both put back.

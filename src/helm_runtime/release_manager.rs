@@ -9,15 +9,16 @@
 //!   superseded until the next sync), and plans an upgrade only when the candidate manifest or
 //!   the values differ from the deployed release;
 //! - a failed install is marked failed and then uninstalled (hooks, objects, release records);
+//! - a failed upgrade is marked failed and rolled back to the deployed revision (a new revision,
+//!   as `helm rollback` makes it);
 //! - a reconcile of an unchanged release re-applies its manifest, putting back what was edited
-//!   or deleted by hand, without a new revision.
+//!   or deleted by hand, without a new revision;
+//! - every object and hook gets the operator's labels and is tied to the custom resource (an
+//!   owner reference where the garbage collector honours one, annotations elsewhere).
 //!
 //! Unlike Helm, objects are written by server-side apply (field manager `operator-rs`, forcing
 //! conflicts), so the cluster's defaults and other managers' fields stay while the release's
 //! own fields are put back. Hooks are created, as Helm creates them.
-//!
-//! - a failed upgrade is marked failed and rolled back to the deployed revision (a new revision,
-//!   as `helm rollback` makes it).
 //!
 //! Templates of an install or upgrade `lookup` live objects; the render that decides whether
 //! to upgrade does so only with watches.yaml's `dryRunOption: server`, as in Helm's dry run (so
