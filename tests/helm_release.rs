@@ -1040,3 +1040,78 @@ async fn templates_look_up_live_objects_and_the_upgrade_check_only_with_server_d
     let plan = with(DryRun::Server).sync(cluster, &values).await.unwrap();
     assert!(matches!(plan, Plan::Reconcile { .. }), "{plan:?}");
 }
+
+#[tokio::test]
+async fn crds_of_the_chart_come_first_and_stay() {
+    let server = KubeServer::start();
+    let mut connected = connect(&server).await;
+    let cluster = &mut connected.cluster;
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["crds", "templates"] {
+        std::fs::create_dir(dir.path().join(sub)).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("Chart.yaml"),
+        "apiVersion: v2\nname: widgets\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("crds/widgets.yaml"),
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: widgets, singular: widget, kind: Widget}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("templates/widget.yaml"),
+        "{{ if .Capabilities.APIVersions.Has \"example.com/v1/Widget\" }}apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  size: {{ .Values.size | default 1 }}\n{{ end }}",
+    )
+    .unwrap();
+    let chart = Arc::new(
+        ChartNode::load(&operator_rs::chart::load_local(dir.path()).unwrap(), true).unwrap(),
+    );
+    let settings = Settings::new(cluster.capabilities().await.unwrap());
+    let gadget = ReleaseManager::new(chart, "gadget", "default", settings).unwrap();
+
+    gadget
+        .ensure(cluster, &object(json!({"size": 3})))
+        .await
+        .unwrap();
+    assert!(
+        server
+            .object(
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+                None,
+                "widgets.example.com"
+            )
+            .is_some()
+    );
+    let widget = server
+        .object("example.com", "widgets", Some("default"), "gadget")
+        .expect("the custom resource, rendered with the CRD's kind in the capabilities and applied once it was served");
+    assert_eq!(widget["spec"]["size"], 3);
+    // The capabilities given were read before the CRD existed; renders still see its kind,
+    // so the next sync finds nothing to change (it would otherwise drop the Widget).
+    let plan = gadget
+        .sync(cluster, &object(json!({"size": 3})))
+        .await
+        .unwrap();
+    assert!(matches!(plan, Plan::Reconcile { .. }), "{plan:?}");
+
+    // Helm never deletes the CRDs of crds/: uninstall takes the custom resource only.
+    gadget.uninstall(cluster).await.unwrap();
+    assert!(
+        server
+            .object("example.com", "widgets", Some("default"), "gadget")
+            .is_none()
+    );
+    assert!(
+        server
+            .object(
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+                None,
+                "widgets.example.com"
+            )
+            .is_some()
+    );
+}

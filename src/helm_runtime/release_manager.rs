@@ -324,7 +324,14 @@ impl ReleaseManager {
         };
         let live = self.settings.dry_run == DryRun::Server;
         let candidate = self
-            .render(cluster, values, deployed.version + 1, false, live)
+            .render(
+                cluster,
+                values,
+                deployed.version + 1,
+                false,
+                live,
+                self.capabilities(cluster)?,
+            )
             .await?;
         let deployed = Box::new(deployed);
         if manifest_text(&candidate) != deployed.manifest || deployed.config != *values {
@@ -343,6 +350,7 @@ impl ReleaseManager {
         revision: i64,
         is_install: bool,
         live: bool,
+        capabilities: Capabilities,
     ) -> Result<Rendered, ManagerError> {
         let lookup: Arc<dyn Lookup> = match cluster.live_lookup() {
             Some(lookup) if live => Arc::new(lookup),
@@ -356,7 +364,7 @@ impl ReleaseManager {
                 is_install,
                 is_upgrade: !is_install,
             },
-            capabilities: self.settings.capabilities.clone(),
+            capabilities,
             lookup,
         };
         let (chart, values) = (self.chart.clone(), values.clone());
@@ -396,7 +404,10 @@ impl ReleaseManager {
     ) -> Result<Release, ManagerError> {
         let store = self.store(cluster);
         self.install_crds(cluster).await?;
-        let rendered = self.render(cluster, values, 1, true, true).await?;
+        let capabilities = self.capabilities(cluster)?;
+        let rendered = self
+            .render(cluster, values, 1, true, true, capabilities)
+            .await?;
         let objects = self
             .release_objects(cluster, &manifest_text(&rendered))
             .await?;
@@ -464,9 +475,8 @@ impl ReleaseManager {
         Ok(())
     }
 
-    /// The CRDs of `crds/` (the chart's and its subcharts'), created unless they exist, then
-    /// waited for until Established, as Helm installs them: never updated, never deleted.
-    async fn install_crds(&self, cluster: &mut Cluster) -> Result<(), ManagerError> {
+    /// The CRDs of `crds/` (the chart's and its subcharts').
+    fn chart_crds(&self) -> Result<Vec<Manifest>, ManagerError> {
         let mut crds = Vec::new();
         for (path, data) in self.chart.crd_files() {
             crds.extend(release_objects::parse(
@@ -474,6 +484,33 @@ impl ReleaseManager {
                 &String::from_utf8_lossy(data),
             )?);
         }
+        Ok(crds)
+    }
+
+    /// `.Capabilities` for a render: the settings', plus the kinds of the chart's `crds/` that
+    /// the cluster serves, since Helm reads capabilities after installing those CRDs.
+    fn capabilities(&self, cluster: &Cluster) -> Result<Capabilities, ManagerError> {
+        let mut capabilities = self.settings.capabilities.clone();
+        for crd in self.chart_crds()? {
+            for (api_version, kind) in served_kinds(&crd) {
+                let (group, version) = crate::manifests::split_api_version(&api_version);
+                if cluster.lookup(group, version, &kind).is_none() {
+                    continue;
+                }
+                for entry in [api_version.clone(), format!("{api_version}/{kind}")] {
+                    if !capabilities.has(&entry) {
+                        capabilities.api_versions.push(entry);
+                    }
+                }
+            }
+        }
+        Ok(capabilities)
+    }
+
+    /// The CRDs of `crds/`, created unless they exist, then waited for until Established and
+    /// their kinds discovered, as Helm installs them: never updated, never deleted.
+    async fn install_crds(&self, cluster: &mut Cluster) -> Result<(), ManagerError> {
+        let mut crds = self.chart_crds()?;
         if crds.is_empty() {
             return Ok(());
         }
@@ -497,7 +534,22 @@ impl ReleaseManager {
                 .await
                 .map_err(|e| self.kube(e))?;
         }
-        Ok(())
+        // One probe per kind and version, for discovery to learn what the CRDs serve.
+        let probes: Vec<Manifest> = crds
+            .iter()
+            .flat_map(served_kinds)
+            .map(|(api_version, kind)| Manifest {
+                origin: crate::manifests::Origin::Cluster,
+                object: serde_json::json!({
+                    "apiVersion": api_version, "kind": kind, "metadata": {"name": "-"}
+                }),
+            })
+            .collect();
+        let probes: Vec<&Manifest> = probes.iter().collect();
+        cluster
+            .discover_missing(&probes)
+            .await
+            .map_err(|e| self.kube(e))
     }
 
     /// A manifest's objects, placed in the namespace and marked as the release's.
@@ -604,7 +656,16 @@ impl ReleaseManager {
                 status: info.status.as_str().to_string(),
             });
         }
-        let rendered = self.render(cluster, values, version, false, true).await?;
+        let rendered = self
+            .render(
+                cluster,
+                values,
+                version,
+                false,
+                true,
+                self.capabilities(cluster)?,
+            )
+            .await?;
         let objects = self
             .release_objects(cluster, &manifest_text(&rendered))
             .await?;
@@ -845,6 +906,26 @@ impl ReleaseManager {
         }
         Ok(())
     }
+}
+
+/// `(group/version, Kind)` of every version a CRD serves.
+fn served_kinds(crd: &Manifest) -> Vec<(String, String)> {
+    let spec = &crd.object["spec"];
+    let group = spec["group"].as_str().unwrap_or_default();
+    let kind = spec
+        .pointer("/names/kind")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    spec["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|v| v["served"] != Value::Bool(false))
+        .map(|v| {
+            let version = v["name"].as_str().unwrap_or_default();
+            (format!("{group}/{version}"), kind.to_string())
+        })
+        .collect()
 }
 
 fn set_status(release: &mut Release, status: Status, description: &str) {
