@@ -908,6 +908,28 @@ async fn objects_of_nobodys_release_are_not_taken_over() {
         .object("", "services", Some("default"), "web-hello-world")
         .unwrap();
     assert_eq!(service["spec"]["ports"][0]["port"], 8080, "left untouched");
+
+    // An object the API refuses: the error names it and the API's answer, and the release is
+    // uninstalled (its ServiceAccount, applied before, is gone again).
+    server.refuse("patch", "services", None);
+    let api = manager(cluster, "hello-world", "api").await;
+    let err = api.ensure(cluster, &object(json!({}))).await.unwrap_err();
+    let message = err.to_string();
+    eprintln!("refused: {message}");
+    assert!(
+        matches!(err, ManagerError::InstallFailed { .. })
+            && message.contains("patch services \"api-hello-world\" in namespace \"default\"")
+            && message.contains("forbidden"),
+        "{message}"
+    );
+    assert!(
+        server
+            .requests()
+            .iter()
+            .any(|r| r.method == "PATCH" && r.path.ends_with("/serviceaccounts/api-hello-world"))
+    );
+    assert!(instance_objects(&server, "", "serviceaccounts", "api").is_empty());
+    assert!(store.history("api").await.unwrap().releases.is_empty());
     assert!(
         ReleaseManager::new(
             chart("hello-world"),
