@@ -421,6 +421,42 @@ fn event_time(event: &Event) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn jobs_and_pods_finish_as_helm_reads_them() {
+        let job = |conditions: serde_json::Value| serde_json::json!({"metadata": {"name": "j"}, "status": {"conditions": conditions}});
+        assert_eq!(
+            completion_of("Job", &job(serde_json::json!([]))),
+            Completion::Running
+        );
+        assert_eq!(
+            completion_of(
+                "Job",
+                &job(serde_json::json!([{"type": "Complete", "status": "True"}]))
+            ),
+            Completion::Succeeded
+        );
+        assert_eq!(
+            completion_of(
+                "Job",
+                &job(
+                    serde_json::json!([{"type": "Failed", "status": "True", "reason": "DeadlineExceeded"}])
+                )
+            ),
+            Completion::Failed("job j failed: DeadlineExceeded".into())
+        );
+        let pod = |phase: &str| serde_json::json!({"metadata": {"name": "p"}, "status": {"phase": phase}});
+        assert_eq!(completion_of("Pod", &pod("Running")), Completion::Running);
+        assert_eq!(
+            completion_of("Pod", &pod("Succeeded")),
+            Completion::Succeeded
+        );
+        assert_eq!(
+            completion_of("Pod", &pod("Failed")),
+            Completion::Failed("pod p failed".into())
+        );
+        assert_eq!(completion_of("ConfigMap", &pod("")), Completion::Succeeded);
+    }
+
     fn deployment(json: serde_json::Value) -> Deployment {
         serde_json::from_value(json).unwrap()
     }
