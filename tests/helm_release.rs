@@ -620,8 +620,17 @@ async fn the_manager_installs_upgrades_reconciles_and_uninstalls_as_helm_would()
     ));
     assert_eq!(statuses(&store, "web").await, [(2, Status::Deployed)]);
 
-    // Uninstall leaves nothing: objects and every release Secret gone.
+    // Uninstall leaves nothing: objects and every release Secret gone, the objects in Helm's
+    // uninstall order (the Service before the Deployment that serves it).
+    server.reset_requests();
     let uninstalled = web.uninstall(cluster).await.unwrap().expect("a release");
+    let deleted: Vec<String> = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "DELETE" && r.path.ends_with("/web-hello-world"))
+        .map(|r| r.path.rsplit('/').nth(1).unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(deleted, ["services", "deployments"]);
     assert_eq!(
         uninstalled.info.as_ref().unwrap().status,
         Status::Uninstalled
@@ -859,6 +868,15 @@ async fn a_release_real_helm_installed_is_taken_over_and_upgraded() {
     helm.upgrade("hello", &hello_world(), json!({"replicaCount": 1}), None)
         .expect("helm upgrades our revision");
     assert_eq!(helm_statuses(&mut helm, "hello").last().unwrap().0, 3);
+    // Ours again, then real Helm uninstalls what we deployed.
+    let Ensured::Upgraded { release, .. } = hello.ensure(cluster, &changed).await.unwrap() else {
+        panic!("expected an upgrade");
+    };
+    assert_eq!(release.version, 4);
+    helm.uninstall("hello")
+        .expect("helm uninstalls our revision");
+    assert!(instance_objects(&server, "apps", "deployments", "hello").is_empty());
+    assert!(instance_objects(&server, "", "services", "hello").is_empty());
 
     // A chart with hooks and capability checks renders as Helm rendered it against this
     // server, hooks included: nothing to upgrade.
