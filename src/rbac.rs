@@ -6,6 +6,7 @@
 //! helm-operator uses, plus what the operator itself needs; each rule carries a comment that
 //! says why it is there, and nothing is a wildcard.
 
+pub mod from_render;
 pub mod known_kinds;
 mod merge;
 pub mod removed_apis;
@@ -289,8 +290,71 @@ pub fn helm_operator_rules(scans: &[&KindScan], apis: &[OwnedApi]) -> RbacPlan {
         }
     }
     lookup_rules(scans, &mut plan);
+    elsewhere_rules(scans, &mut plan);
     privilege_rules(&created, &mut plan);
+    for scan in scans {
+        plan.warnings.extend(scan.notes.iter().cloned());
+    }
     plan
+}
+
+/// Objects a chart renders into a namespace other than its release's: the Role, bound in the
+/// operator's namespace, does not reach them, so the ClusterRole grants their kinds.
+fn elsewhere_rules(scans: &[&KindScan], plan: &mut RbacPlan) {
+    // (group, plural) -> (kinds, namespaces, places)
+    type Landing = (BTreeSet<String>, BTreeSet<String>, BTreeSet<String>);
+    let mut landing: BTreeMap<(String, String), Landing> = BTreeMap::new();
+    for scan in scans {
+        for (namespace, objects) in from_render::elsewhere_by_namespace(scan) {
+            for object in objects {
+                let Some(resource) = resolve(group_of(&object.api_version), &object.kind) else {
+                    continue;
+                };
+                if !resource.namespaced {
+                    continue;
+                }
+                let entry = landing
+                    .entry((resource.group, resource.plural))
+                    .or_default();
+                entry.0.insert(object.kind.clone());
+                entry.1.insert(namespace.to_string());
+                entry
+                    .2
+                    .insert(format!("{} with {}", object.file, object.values));
+            }
+        }
+    }
+    for ((group, plural), (kinds, namespaces, places)) in landing {
+        let kinds: Vec<String> = kinds.into_iter().collect();
+        let namespaces: Vec<String> = namespaces.into_iter().collect();
+        for kind in &kinds {
+            add_reason(
+                plan,
+                &format!("{kind} in namespace {}", namespaces.join(", ")),
+            );
+        }
+        plan.warnings.push(format!(
+            "the chart renders {} into namespace {} ({}), not into the release's: the \
+             ClusterRole grants \"{plural}\" in every namespace so that the operator reaches \
+             them; to narrow it, move that rule into a Role in {} bound to the operator's \
+             service account",
+            kinds.join(", "),
+            namespaces.join(", "),
+            places.into_iter().collect::<Vec<_>>().join("; "),
+            namespaces.join(", "),
+        ));
+        plan.cluster_rules.push(Rule::new(
+            &group,
+            [plural.as_str()],
+            RELEASE_VERBS,
+            format!(
+                "{} that the chart renders into namespace {}, outside the release's namespace: \
+                 a Role in the operator's namespace does not reach them.",
+                kinds.join(", "),
+                namespaces.join(", ")
+            ),
+        ));
+    }
 }
 
 /// Helm stores every revision of a release in a Secret: the helm-operator creates them, reads
@@ -366,8 +430,18 @@ fn add_reason(plan: &mut RbacPlan, reason: &str) {
     }
 }
 
-fn unresolved_warning(gap: &Unresolved) -> String {
-    if gap.line == 0 {
+fn unresolved_warning(gap: &Unresolved, shown: Option<&Vec<String>>) -> String {
+    if let Some(kinds) = shown {
+        format!(
+            "{}:{}: the objects `{}` creates come from values; with the chart's own values they \
+             are {}, which the role covers: add rules to deploy/role.yaml for any other kind you \
+             set there",
+            gap.file,
+            gap.line,
+            gap.text,
+            kinds.join(", ")
+        )
+    } else if gap.line == 0 {
         format!(
             "{}: {}; the kinds it creates are unknown, so the role has no rules for them: add \
              them to deploy/role.yaml by hand",
@@ -467,7 +541,11 @@ fn release_objects(scans: &[&KindScan], plan: &mut RbacPlan) -> Created {
     let mut unknown: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     let mut no_group: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (group, found) in served_kinds(scans, plan) {
-        let place = format!("{}:{}", found.file, found.line);
+        let place = if found.line == 0 {
+            format!("{} (rendered)", found.file)
+        } else {
+            format!("{}:{}", found.file, found.line)
+        };
         let Some(resource) = resolve(group.as_deref(), &found.kind) else {
             no_group.entry(found.kind.clone()).or_default().push(place);
             continue;
@@ -493,7 +571,8 @@ fn release_objects(scans: &[&KindScan], plan: &mut RbacPlan) -> Created {
     }
     for scan in scans {
         for gap in &scan.unresolved {
-            plan.warnings.push(unresolved_warning(gap));
+            let shown = scan.shown.get(&(gap.file.clone(), gap.line));
+            plan.warnings.push(unresolved_warning(gap, shown));
         }
     }
     for ((group, kind), places) in unknown {

@@ -624,3 +624,181 @@ fn merging_every_chart_into_one_role_is_duplicate_free_and_idempotent() {
         }
     }
 }
+
+/// A shared chart as `new` takes it: rancher's unreleased `%VERSION%` stamped as
+/// `--set-chart-version` stamps it, so that Helm (and the probe) can load it.
+fn loadable_chart(name: &str) -> operator_rs::chart::Chart {
+    let mut chart = operator_rs::chart::load_local(&shared_chart(name))
+        .unwrap_or_else(|e| panic!("loading chart {name}: {e}"));
+    if let Some(text) = chart.files.get_mut("Chart.yaml") {
+        *text = String::from_utf8_lossy(text)
+            .replace("%VERSION%", "1.0.0")
+            .replace("%APP_VERSION%", "1.0.0")
+            .into_bytes();
+    }
+    chart
+}
+
+#[test]
+fn every_object_the_charts_render_is_covered_and_kinds_from_values_are_no_warning() {
+    for name in CHARTS {
+        let chart = loadable_chart(name);
+        let probe = operator_rs::render::probe::probe(&chart);
+        assert_eq!(
+            probe.failures,
+            vec![],
+            "{name}: defaults or ci/ values fail"
+        );
+        assert!(!probe.objects.is_empty(), "{name}: nothing rendered");
+        let scan = rbac::from_render::scan_and_render(&chart);
+        let plan = plan(&scan);
+        for object in &probe.objects {
+            if rbac::removed_apis::removed_since(&object.api_version, &object.kind).is_some() {
+                continue;
+            }
+            let group = kinds::group_of(&object.api_version);
+            let resource = rbac::resolve(group, &object.kind)
+                .unwrap_or_else(|| panic!("{name}: {object:?} has no resource"));
+            let rules = if resource.namespaced && !object.elsewhere() {
+                &plan.rules
+            } else {
+                &plan.cluster_rules
+            };
+            for verb in RELEASE_VERBS {
+                assert!(
+                    rules
+                        .iter()
+                        .any(|r| r.allows(&resource.group, &resource.plural, verb)),
+                    "{name}: rendered {} ({}/{}) from {} with {} lacks {verb}",
+                    object.kind,
+                    resource.group,
+                    resource.plural,
+                    object.template,
+                    object.values
+                );
+            }
+        }
+        // No shared chart puts an object outside the release's namespace with the values tried.
+        assert_eq!(scan.elsewhere, vec![], "{name}");
+        assert_eq!(scan.notes, Vec::<String>::new(), "{name}");
+    }
+    // redis picks its master's and replicas' kind from values (`kind: {{ .Values.master.kind }}`):
+    // rendered, it is a StatefulSet, which gets its rule instead of a warning.
+    let plan = plan(&rbac::from_render::scan_and_render(&loadable_chart(
+        "redis",
+    )));
+    assert!(
+        !plan
+            .warnings
+            .iter()
+            .any(|w| w.contains("templates/master/application.yaml")),
+        "{:#?}",
+        plan.warnings
+    );
+    assert!(
+        plan.rules
+            .iter()
+            .any(|r| r.allows("apps", "statefulsets", "create"))
+    );
+    // Its `extraDeploy` list renders nothing with any values tried: that stays a warning.
+    assert!(
+        plan.warnings
+            .iter()
+            .any(|w| w.contains("templates/extra-list.yaml")),
+        "{:#?}",
+        plan.warnings
+    );
+}
+
+#[test]
+fn a_chart_that_does_not_render_with_its_defaults_is_a_warning_naming_the_value() {
+    let files = [
+        (
+            "Chart.yaml",
+            "apiVersion: v2\nname: needs-host\nversion: 1.0.0\n",
+        ),
+        (
+            "templates/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  host: {{ required \"ingress.host is required\" .Values.host }}\n",
+        ),
+    ];
+    let chart = operator_rs::chart::Chart::from_files(
+        "test",
+        files
+            .iter()
+            .map(|(p, t)| (p.to_string(), t.as_bytes().to_vec()))
+            .collect(),
+    )
+    .unwrap();
+    let plan = plan(&rbac::from_render::scan_and_render(&chart));
+    let warning = plan
+        .warnings
+        .iter()
+        .find(|w| w.contains("default values"))
+        .unwrap_or_else(|| panic!("{:#?}", plan.warnings));
+    assert!(warning.contains("ingress.host is required"), "{warning}");
+    assert!(warning.contains("needs-host"), "{warning}");
+    // The text scan still gives the ConfigMap its rule.
+    assert!(
+        plan.rules
+            .iter()
+            .any(|r| r.allows("", "configmaps", "create"))
+    );
+}
+
+#[test]
+fn objects_rendered_into_another_namespace_are_granted_there_with_a_note() {
+    let files = [
+        (
+            "Chart.yaml",
+            "apiVersion: v2\nname: elsewhere\nversion: 1.0.0\n",
+        ),
+        ("values.yaml", "monitoringNamespace: monitoring\n"),
+        (
+            "templates/sm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dashboards\n  namespace: {{ .Values.monitoringNamespace }}\n",
+        ),
+        (
+            "templates/svc.yaml",
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: svc\n  namespace: {{ .Release.Namespace }}\n",
+        ),
+    ];
+    let chart = operator_rs::chart::Chart::from_files(
+        "test",
+        files
+            .iter()
+            .map(|(p, t)| (p.to_string(), t.as_bytes().to_vec()))
+            .collect(),
+    )
+    .unwrap();
+    let plan = plan(&rbac::from_render::scan_and_render(&chart));
+    assert!(
+        plan.cluster_rules
+            .iter()
+            .any(|r| r.allows("", "configmaps", "create")),
+        "{:#?}",
+        plan.cluster_rules
+    );
+    assert!(
+        !plan
+            .cluster_rules
+            .iter()
+            .any(|r| r.allows("", "services", "create")),
+        "the Service follows the release: {:#?}",
+        plan.cluster_rules
+    );
+    assert!(
+        plan.cluster_reasons
+            .iter()
+            .any(|r| r == "ConfigMap in namespace monitoring"),
+        "{:?}",
+        plan.cluster_reasons
+    );
+    assert!(
+        plan.warnings
+            .iter()
+            .any(|w| w.contains("namespace monitoring") && w.contains("templates/sm.yaml")),
+        "{:#?}",
+        plan.warnings
+    );
+}

@@ -185,6 +185,27 @@ fn bad_flags_are_usage_errors() {
 }
 
 #[test]
+fn a_chart_helm_cannot_load_is_refused_with_the_ways_on_that_template_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = operator_rs(dir.path())
+        .arg("template")
+        .arg(shared_chart("rancher"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("version: %VERSION%"), "{stderr}");
+    assert!(
+        stderr.contains("`helm template` refuses it too"),
+        "{stderr}"
+    );
+    // `--set-chart-version` and the operator's crash-loop belong to `new`, not to `template`.
+    assert!(!stderr.contains("--set-chart-version"), "{stderr}");
+    assert!(!stderr.contains("helm-operator"), "{stderr}");
+    assert!(stderr.contains("write a semver version into"), "{stderr}");
+}
+
+#[test]
 fn in_a_helm_project_each_kind_renders_with_its_sample() {
     let Some(mut helm) = HelmOracle::start() else {
         return;

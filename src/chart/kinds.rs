@@ -92,6 +92,25 @@ pub struct KindScan {
     /// Objects that are Helm test hooks (`helm.sh/hook: test`): only `helm test` creates them,
     /// which the helm-operator never runs, so they are not the operator's to create.
     pub test_hooks: Vec<KindRef>,
+    /// Objects a render of the chart put into a namespace other than the release's: a Role in
+    /// the operator's namespace does not reach them.
+    pub elsewhere: Vec<Elsewhere>,
+    /// What rendering the chart told that its text does not (defaults that do not render).
+    pub notes: Vec<String>,
+    /// The kinds a render with the chart's own values showed for an [`Unresolved`] place
+    /// (file, line) of whole objects from values (`extraObjects`).
+    pub shown: BTreeMap<(String, usize), Vec<String>>,
+}
+
+/// A rendered object in a namespace of its own.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Elsewhere {
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: String,
+    pub file: String,
+    /// The values it was rendered with (`the default values`, `ci/x-values.yaml`).
+    pub values: String,
 }
 
 impl KindScan {

@@ -14,6 +14,15 @@ use crate::scaffold;
 use crate::schema::{self, SpecSchema};
 use crate::ui::Ui;
 
+/// What a chart is loaded for, which decides the ways on when Helm cannot load it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChartUse {
+    /// Copied into a project (`new`, `create api`), where `--set-chart-version` can stamp it.
+    Project,
+    /// Rendered as it is (`template`).
+    Render,
+}
+
 /// The chart a user named with `--helm-chart` (a directory, .tgz, repo/name, URL or oci://),
 /// with its dependencies in `charts/`, or `None` when they named none. Everything is fetched
 /// and verified here, before any project file is written.
@@ -22,6 +31,7 @@ pub fn load_user_chart(
     reference: Option<&str>,
     set_version: Option<&str>,
     remote: &ChartSourceArgs,
+    purpose: ChartUse,
 ) -> anyhow::Result<Option<Chart>> {
     let Some(reference) = reference else {
         return Ok(None);
@@ -72,7 +82,7 @@ pub fn load_user_chart(
             Ok(Some(resolved.chart))
         }
         Err(ResolveError::Chart(ChartError::Unloadable { origin, refusal })) => Err(usage(
-            unloadable_message(&origin, &refusal, source.is_remote()),
+            unloadable_message(&origin, &refusal, source.is_remote(), purpose),
         )),
         // The argument does not name a chart at all: that is how the command was called.
         Err(ResolveError::Chart(e @ (ChartError::Missing(_) | ChartError::NoChartYaml(_)))) => {
@@ -84,7 +94,12 @@ pub fn load_user_chart(
 }
 
 /// Why a chart Helm refuses cannot be used, what it would do to the operator, and the ways on.
-fn unloadable_message(origin: &str, refusal: &chart::Refusal, remote: bool) -> String {
+fn unloadable_message(
+    origin: &str,
+    refusal: &chart::Refusal,
+    remote: bool,
+    purpose: ChartUse,
+) -> String {
     let path = std::path::Path::new(origin);
     let file = if path.is_dir() {
         path.join(&refusal.file).display().to_string()
@@ -92,6 +107,22 @@ fn unloadable_message(origin: &str, refusal: &chart::Refusal, remote: bool) -> S
         format!("{} in {origin}", refusal.file)
     };
     let mut message = format!("{file}: {refusal}\n");
+    if purpose == ChartUse::Render {
+        let release = if remote {
+            "use another release of the chart (--chart-version)"
+        } else {
+            "use a packaged release of the chart (REPO/NAME after `helm repo add`, or its released .tgz)"
+        };
+        let fix = if refusal.cured_by_version {
+            format!("write a semver version into {file}")
+        } else {
+            format!("correct {file}")
+        };
+        message.push_str(&format!(
+            "Helm cannot load this chart, so `helm template` refuses it too.\nEither {release}, or {fix}."
+        ));
+        return message;
+    }
     if refusal.stops_operator {
         message.push_str(
             "Helm cannot load this chart. The helm-operator loads every chart of watches.yaml when it starts and exits when one fails, so the operator would crash-loop and none of its kinds would be reconciled.\n",
@@ -122,6 +153,7 @@ pub fn chart_and_names(ui: &Ui, args: &ApiArgs, domain: &str) -> anyhow::Result<
         args.helm_chart.as_deref(),
         args.set_chart_version.as_deref(),
         &args.chart_source,
+        ChartUse::Project,
     )?;
     let default_kind = user_chart.as_ref().map(kind_from_chart).transpose()?;
     let api = inputs::api_names(
@@ -189,7 +221,10 @@ pub fn relaxed_warning(api: &ApiNames, schema: &SpecSchema) -> Option<String> {
 
 /// The operator's RBAC for all its charts and custom resources.
 pub fn rbac_for(charts: &[&Chart], apis: &[(&str, &str)]) -> rbac::RbacPlan {
-    let scans: Vec<chart::kinds::KindScan> = charts.iter().map(|c| chart::kinds::scan(c)).collect();
+    let scans: Vec<chart::kinds::KindScan> = charts
+        .iter()
+        .map(|c| rbac::from_render::scan_and_render(c))
+        .collect();
     let scan_refs: Vec<&chart::kinds::KindScan> = scans.iter().collect();
     let owned: Vec<rbac::OwnedApi> = apis
         .iter()

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use super::helm_project::load_user_chart;
+use super::helm_project::{ChartUse, load_user_chart};
 use crate::cli::{ChartSourceArgs, TemplateArgs};
 use crate::error::{UsageError, usage};
 use crate::helm_runtime::watches;
@@ -36,8 +36,14 @@ pub fn run(ui: &Ui, args: TemplateArgs) -> anyhow::Result<()> {
                 plain_http: args.plain_http,
             };
             // The output is the manifests alone: nothing about fetching goes to stdout.
-            let chart = load_user_chart(&Ui::new(true, true), Some(reference), None, &remote)?
-                .ok_or_else(|| usage("no chart given"))?;
+            let chart = load_user_chart(
+                &Ui::new(true, true),
+                Some(reference),
+                None,
+                &remote,
+                ChartUse::Render,
+            )?
+            .ok_or_else(|| usage("no chart given"))?;
             let node = ChartNode::load(&chart, Path::new(reference).is_dir())
                 .with_context(|| format!("chart {reference}"))?;
             let name = args.name.as_deref().unwrap_or("release-name");

@@ -13,6 +13,7 @@ pub mod go_toml;
 pub mod go_yaml;
 pub mod manifests;
 pub mod objects;
+pub mod probe;
 pub mod release;
 pub mod schema;
 pub mod strvals;

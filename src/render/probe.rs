@@ -1,0 +1,344 @@
+//! What a chart really renders for the values operator-rs can try on its own: the chart's
+//! defaults and each of its `ci/*.yaml` files (the values its authors test with), on the oldest
+//! and the newest Kubernetes operator-rs supports.
+//!
+//! The text scan of the templates (`chart::kinds`) sees every branch of every `if`, but not a
+//! kind that comes from values (`kind: {{ .Values.master.kind }}`) nor the namespace an object
+//! lands in. A render sees both, for the values tried; the two together are what the operator's
+//! role is made from.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value as Json;
+
+use super::capabilities::{Capabilities, KubeVersion};
+use super::release::{self, Options};
+use super::tree::ChartNode;
+use super::values::{self, Values};
+use crate::chart::Chart;
+use crate::rbac::removed_apis::OLDEST_SUPPORTED;
+
+/// The namespace the probe renders the release into. The helm-operator installs each release in
+/// its custom resource's namespace; a name no chart writes tells an object that follows the
+/// release's namespace from one the chart puts somewhere else.
+pub const RELEASE_NAMESPACE: &str = "operator-rs-release-namespace";
+const RELEASE_NAME: &str = "sample";
+
+/// One object the chart rendered.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RenderedObject {
+    pub api_version: String,
+    pub kind: String,
+    /// `metadata.namespace` as rendered; empty when the chart leaves it to the release.
+    pub namespace: String,
+    /// Chart-relative template path (`templates/x.yaml`, `charts/sub/templates/y.yaml`).
+    pub template: String,
+    /// The values it rendered with (`the default values`, `ci/tls-values.yaml`).
+    pub values: String,
+}
+
+impl RenderedObject {
+    /// Rendered into a namespace of its own rather than the release's.
+    pub fn elsewhere(&self) -> bool {
+        !self.namespace.is_empty() && self.namespace != RELEASE_NAMESPACE
+    }
+}
+
+/// A set of values the chart does not render with, and Helm's error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub values: String,
+    pub kube_version: String,
+    pub error: String,
+}
+
+/// Everything the probe renders of a chart.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Probe {
+    /// Distinct objects (by kind, namespace, template and values), Helm test hooks left out:
+    /// only `helm test` creates those, which the helm-operator never runs.
+    pub objects: Vec<RenderedObject>,
+    pub failures: Vec<Failure>,
+}
+
+impl Probe {
+    /// The failure of the chart's own defaults, if they do not render.
+    pub fn defaults_failure(&self) -> Option<&Failure> {
+        self.failures.iter().find(|f| f.values == DEFAULTS)
+    }
+}
+
+const DEFAULTS: &str = "the default values";
+
+/// Renders `chart` (loaded as the helm-operator loads it, from its directory) with each set of
+/// values to try, on each supported Kubernetes version that can change the output.
+pub fn probe(chart: &Chart) -> Probe {
+    let mut out = Probe::default();
+    let node = match ChartNode::load(chart, true) {
+        Ok(node) => node,
+        Err(e) => {
+            out.failures.push(Failure {
+                values: DEFAULTS.to_string(),
+                kube_version: String::new(),
+                error: e.to_string(),
+            });
+            return out;
+        }
+    };
+    let value_sets = value_sets(chart, &mut out);
+    let kube_versions = kube_versions(chart);
+    let jobs: Vec<(&(String, Values), &String)> = value_sets
+        .iter()
+        .flat_map(|set| kube_versions.iter().map(move |kube| (set, kube)))
+        .collect();
+    // Renders are independent: spread them over the machine's cores.
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len())
+        .max(1);
+    let results: Vec<(Vec<RenderedObject>, Option<Failure>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|worker| {
+                let jobs = &jobs;
+                let node = &node;
+                scope.spawn(move || {
+                    jobs.iter()
+                        .skip(worker)
+                        .step_by(workers)
+                        .map(|((label, values), kube)| render_one(node, label, values, kube))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    for (objects, failure) in results {
+        out.objects.extend(objects);
+        out.failures.extend(failure);
+    }
+    out.objects.sort();
+    out.objects.dedup();
+    out.failures.sort_by(|a, b| {
+        (a.values != DEFAULTS, &a.values, &a.kube_version).cmp(&(
+            b.values != DEFAULTS,
+            &b.values,
+            &b.kube_version,
+        ))
+    });
+    out
+}
+
+/// The defaults (no user values) and each `ci/*.yaml` of the top chart. A `ci/` file that is not
+/// valid values is a failure of that set, not of the probe.
+fn value_sets(chart: &Chart, out: &mut Probe) -> Vec<(String, Values)> {
+    let mut sets = vec![(DEFAULTS.to_string(), Values::new())];
+    for (path, bytes) in &chart.files {
+        let Some(name) = path.strip_prefix("ci/") else {
+            continue;
+        };
+        if name.contains('/') || !(name.ends_with(".yaml") || name.ends_with(".yml")) {
+            continue;
+        }
+        match values::from_yaml_stream(&String::from_utf8_lossy(bytes)) {
+            Ok(values) => sets.push((path.clone(), values)),
+            Err(e) => out.failures.push(Failure {
+                values: path.clone(),
+                kube_version: String::new(),
+                error: format!("not valid YAML values: {e}"),
+            }),
+        }
+    }
+    sets
+}
+
+/// The oldest and the newest supported Kubernetes, or only the newest when no template asks
+/// for `.Capabilities` (then both would render the same).
+fn kube_versions(chart: &Chart) -> Vec<String> {
+    let newest = super::capabilities::DEFAULT_KUBE_VERSION.to_string();
+    let asks = chart
+        .files
+        .iter()
+        .filter(|(path, _)| path.contains("templates/") || path.ends_with(".tgz"))
+        .any(|(path, bytes)| {
+            path.ends_with(".tgz") || bytes.windows(13).any(|w| w == b".Capabilities")
+        });
+    if asks {
+        vec![format!("v{OLDEST_SUPPORTED}.0"), newest]
+    } else {
+        vec![newest]
+    }
+}
+
+fn render_one(
+    node: &ChartNode,
+    label: &str,
+    values: &Values,
+    kube: &str,
+) -> (Vec<RenderedObject>, Option<Failure>) {
+    let failure = |error: String| Failure {
+        values: label.to_string(),
+        kube_version: kube.to_string(),
+        error,
+    };
+    let kube_version = match KubeVersion::parse(kube) {
+        Ok(v) => v,
+        Err(e) => return (Vec::new(), Some(failure(e.to_string()))),
+    };
+    let options = Options::new(
+        RELEASE_NAME,
+        RELEASE_NAMESPACE,
+        Capabilities::new(Some(kube_version), &[]),
+    );
+    let rendered = match release::render(node, values, &options) {
+        Ok(rendered) => rendered,
+        Err(e) => return (Vec::new(), Some(failure(e.to_string()))),
+    };
+    let top = format!("{}/", node.name());
+    let documents = rendered
+        .manifests
+        .iter()
+        .map(|m| (&m.template, &m.content))
+        .chain(
+            rendered
+                .hooks
+                .iter()
+                .filter(|h| !h.events.iter().any(|e| e == "test"))
+                .map(|h| (&h.template, &h.content)),
+        );
+    let mut objects = Vec::new();
+    for (template, content) in documents {
+        let template = template.strip_prefix(&top).unwrap_or(template);
+        let Ok(Some(document)) = crate::yaml::from_str::<Option<Json>>(content) else {
+            continue;
+        };
+        collect(&document, template, label, &mut objects);
+    }
+    (objects, None)
+}
+
+/// The object, or each item of a `kind: List` (Helm installs the items).
+fn collect(document: &Json, template: &str, label: &str, out: &mut Vec<RenderedObject>) {
+    let text = |v: Option<&Json>| v.and_then(Json::as_str).unwrap_or("").to_string();
+    let kind = text(document.get("kind"));
+    if kind.ends_with("List")
+        && let Some(items) = document.get("items").and_then(Json::as_array)
+    {
+        for item in items {
+            collect(item, template, label, out);
+        }
+        return;
+    }
+    if kind.is_empty() {
+        return;
+    }
+    out.push(RenderedObject {
+        api_version: text(document.get("apiVersion")),
+        kind,
+        namespace: text(document.get("metadata").and_then(|m| m.get("namespace"))),
+        template: template.to_string(),
+        values: label.to_string(),
+    });
+}
+
+/// The kinds each template rendered, by chart-relative template path.
+pub fn kinds_by_template(probe: &Probe) -> BTreeMap<&str, Vec<&RenderedObject>> {
+    let mut by: BTreeMap<&str, Vec<&RenderedObject>> = BTreeMap::new();
+    for object in &probe.objects {
+        by.entry(object.template.as_str()).or_default().push(object);
+    }
+    by
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(files: &[(&str, &str)]) -> Chart {
+        let files = files
+            .iter()
+            .map(|(p, t)| (p.to_string(), t.as_bytes().to_vec()))
+            .collect();
+        Chart::from_files("test", files).unwrap()
+    }
+
+    const CHART_YAML: &str = "apiVersion: v2\nname: probe\nversion: 1.0.0\n";
+
+    #[test]
+    fn a_kind_from_values_is_rendered() {
+        let probe = probe(&chart(&[
+            ("Chart.yaml", CHART_YAML),
+            ("values.yaml", "kind: StatefulSet\n"),
+            (
+                "templates/app.yaml",
+                "apiVersion: apps/v1\nkind: {{ .Values.kind }}\nmetadata:\n  name: x\n",
+            ),
+        ]));
+        assert_eq!(probe.failures, vec![]);
+        assert_eq!(probe.objects.len(), 1);
+        assert_eq!(probe.objects[0].kind, "StatefulSet");
+        assert_eq!(probe.objects[0].template, "templates/app.yaml");
+        assert!(!probe.objects[0].elsewhere());
+    }
+
+    #[test]
+    fn ci_values_are_tried_and_lists_are_opened() {
+        let probe = probe(&chart(&[
+            ("Chart.yaml", CHART_YAML),
+            ("values.yaml", "extra: false\n"),
+            ("ci/extra-values.yaml", "extra: true\n"),
+            (
+                "templates/extra.yaml",
+                "{{ if .Values.extra }}apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    namespace: kube-system\n{{ end }}",
+            ),
+        ]));
+        assert_eq!(probe.objects.len(), 1, "{probe:?}");
+        let object = &probe.objects[0];
+        assert_eq!(
+            (object.kind.as_str(), object.values.as_str()),
+            ("ConfigMap", "ci/extra-values.yaml")
+        );
+        assert!(object.elsewhere());
+    }
+
+    #[test]
+    fn required_defaults_are_a_failure_and_test_hooks_are_left_out() {
+        let probe = probe(&chart(&[
+            ("Chart.yaml", CHART_YAML),
+            (
+                "templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ required \"host is required\" .Values.host }}\n",
+            ),
+            (
+                "templates/tests/t.yaml",
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: t\n  annotations:\n    helm.sh/hook: test\n",
+            ),
+            ("ci/host-values.yaml", "host: a\n"),
+        ]));
+        let failure = probe.defaults_failure().expect("defaults fail");
+        assert!(failure.error.contains("host is required"), "{failure:?}");
+        assert_eq!(
+            probe
+                .objects
+                .iter()
+                .map(|o| o.kind.as_str())
+                .collect::<Vec<_>>(),
+            ["ConfigMap"]
+        );
+    }
+
+    #[test]
+    fn both_kubernetes_versions_are_tried_when_a_template_asks() {
+        let probe = probe(&chart(&[
+            ("Chart.yaml", CHART_YAML),
+            (
+                "templates/pdb.yaml",
+                "apiVersion: policy/v1\nkind: {{ if semverCompare \">=1.35-0\" .Capabilities.KubeVersion.Version }}PodDisruptionBudget{{ else }}ConfigMap{{ end }}\nmetadata:\n  name: x\n",
+            ),
+        ]));
+        let kinds: Vec<&str> = probe.objects.iter().map(|o| o.kind.as_str()).collect();
+        assert_eq!(kinds, ["ConfigMap", "PodDisruptionBudget"]);
+    }
+}
