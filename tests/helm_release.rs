@@ -512,8 +512,23 @@ async fn the_manager_installs_upgrades_reconciles_and_uninstalls_as_helm_would()
         helm.get_values("web", false).unwrap(),
         json!({"replicaCount": 2})
     );
+    // The chart's own values are stored with the release: Helm coalesces them.
+    let all = helm.get_values("web", true).unwrap();
+    assert_eq!(
+        (&all["replicaCount"], &all["service"]["port"]),
+        (&json!(2), &json!(80)),
+        "{all}"
+    );
     let status = helm.status("web").unwrap();
     assert_eq!(status["manifest"], json!(installed.manifest));
+    assert_eq!(
+        status["notes"],
+        json!(installed.info.as_ref().unwrap().notes)
+    );
+    assert!(
+        status["notes"].as_str().is_some_and(|n| !n.is_empty()),
+        "{status}"
+    );
     // kubectl, the second client, sees the objects.
     let kubectl_cache = tempfile::tempdir().unwrap();
     let listed = server
