@@ -7,12 +7,21 @@
 mod support;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use k8s_openapi::jiff::Timestamp;
+use operator_rs::helm_runtime::release_manager::{
+    Ensured, ManagerError, Plan, ReleaseManager, Settings,
+};
+use operator_rs::helm_runtime::release_objects::Owner;
 use operator_rs::helm_runtime::release_store::{ReleaseStore, secret_name};
 use operator_rs::helm_runtime::stored_release::{
     self, Chart, File, Info, Metadata, Release, Status,
 };
+use operator_rs::helm_runtime::watches::DryRun;
+use operator_rs::kube::{Cluster, ConnectOptions};
+use operator_rs::render::capabilities::Capabilities;
+use operator_rs::render::tree::ChartNode;
 use serde_json::{Value as Json, json};
 use support::helm_oracle::{HelmOracle, HelmReleases};
 use support::kube_server::KubeServer;
@@ -374,16 +383,6 @@ async fn revisions(store: &ReleaseStore, name: &str) -> Vec<i64> {
 
 // The release manager: install, upgrade, reconcile and uninstall against the test server,
 // judged by real Helm and by what the server holds.
-
-use operator_rs::helm_runtime::release_manager::{
-    Ensured, ManagerError, Plan, ReleaseManager, Settings,
-};
-use operator_rs::helm_runtime::release_objects::Owner;
-use operator_rs::helm_runtime::watches::DryRun;
-use operator_rs::kube::{Cluster, ConnectOptions};
-use operator_rs::render::capabilities::Capabilities;
-use operator_rs::render::tree::ChartNode;
-use std::sync::Arc;
 
 struct Connected {
     cluster: Cluster,
