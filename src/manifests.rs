@@ -27,6 +27,8 @@ pub enum Origin {
     CreateNamespace,
     /// An object found in the cluster rather than read from a file.
     Cluster,
+    /// An object a chart template rendered (`chart/templates/x.yaml`), for the Helm runtime.
+    Template(String),
 }
 
 impl fmt::Display for Origin {
@@ -35,6 +37,7 @@ impl fmt::Display for Origin {
             Origin::File { path, index } => write!(f, "{} (document {index})", path.display()),
             Origin::CreateNamespace => f.write_str("--create-namespace"),
             Origin::Cluster => f.write_str("the cluster"),
+            Origin::Template(path) => write!(f, "template {path}"),
         }
     }
 }

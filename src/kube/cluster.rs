@@ -132,10 +132,25 @@ impl Cluster {
         }
     }
 
+    /// The client, for typed APIs of its own (Helm's release Secrets).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
     /// What discovery knows about a kind, without asking the server again.
     pub fn lookup(&self, group: &str, version: &str, kind: &str) -> Option<&Served> {
         self.served
             .get(&(group.to_string(), version.to_string(), kind.to_string()))
+    }
+
+    /// Every kind discovery found.
+    pub fn served_kinds(&self) -> impl Iterator<Item = &Served> {
+        self.served.values()
+    }
+
+    /// Every group version discovery listed.
+    pub fn group_versions(&self) -> impl Iterator<Item = &str> {
+        self.groups.group_versions()
     }
 
     /// The served kind of a manifest, or an error saying it is not served.

@@ -4,11 +4,14 @@
 
 mod applied;
 mod apply;
+mod capabilities;
 mod cluster;
 mod connect;
 mod delete;
 mod discovery;
 mod error;
+mod lookup;
+mod objects;
 mod raw;
 mod wait;
 
@@ -17,4 +20,7 @@ pub use cluster::{Cluster, FIELD_MANAGER, Served};
 pub use connect::{ConnectOptions, context_namespace, kubeconfig_for_child};
 pub use delete::{CustomResource, Deleted};
 pub use error::{Action, Endpoint, KubeError};
-pub use wait::{Rollout, RolloutReport, RolloutState, is_established, rollout_of};
+pub use lookup::ClusterLookup;
+pub use wait::{
+    Completion, Rollout, RolloutReport, RolloutState, completion_of, is_established, rollout_of,
+};

@@ -46,6 +46,55 @@ pub fn is_established(crd: &serde_json::Value) -> bool {
         .any(|c| c["type"] == "Established" && c["status"] == "True")
 }
 
+/// How far a run-to-completion object (a Job, a bare Pod) got, read as Helm reads its hooks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Completion {
+    Running,
+    Succeeded,
+    /// Helm's words for it: `job NAME failed: REASON`, `pod NAME failed`.
+    Failed(String),
+}
+
+/// A Job is done at `Complete=True` and failed at `Failed=True`; a Pod by its phase. Any
+/// other kind has nothing to finish, so it counts as done once it exists.
+pub fn completion_of(kind: &str, object: &serde_json::Value) -> Completion {
+    let name = object
+        .pointer("/metadata/name")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default();
+    match kind {
+        "Job" => {
+            let conditions = object
+                .pointer("/status/conditions")
+                .and_then(serde_json::Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            for c in &conditions {
+                if c["status"] != "True" {
+                    continue;
+                }
+                if c["type"] == "Complete" {
+                    return Completion::Succeeded;
+                }
+                if c["type"] == "Failed" {
+                    let reason = c["reason"].as_str().unwrap_or_default();
+                    return Completion::Failed(format!("job {name} failed: {reason}"));
+                }
+            }
+            Completion::Running
+        }
+        "Pod" => match object
+            .pointer("/status/phase")
+            .and_then(serde_json::Value::as_str)
+        {
+            Some("Succeeded") => Completion::Succeeded,
+            Some("Failed") => Completion::Failed(format!("pod {name} failed")),
+            _ => Completion::Running,
+        },
+        _ => Completion::Succeeded,
+    }
+}
+
 /// A Deployment's progress, as `kubectl rollout status` reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rollout {
@@ -198,6 +247,32 @@ impl Cluster {
         }
     }
 
+    /// Polls a Job or Pod until it succeeds or fails, or `deadline`; an object that went away
+    /// meanwhile counts as finished, as Helm counts a deleted hook.
+    pub async fn wait_completion(
+        &self,
+        manifest: &crate::manifests::Manifest,
+        deadline: Instant,
+        waited: &str,
+    ) -> Result<Completion, KubeError> {
+        let mut backoff = Backoff::new(Duration::from_millis(50), Duration::from_secs(2));
+        loop {
+            let state = match self.get(manifest).await? {
+                None => Completion::Succeeded,
+                Some(object) => completion_of(manifest.kind(), &object),
+            };
+            if state != Completion::Running {
+                return Ok(state);
+            }
+            if !backoff.sleep(deadline).await {
+                return Err(KubeError::Timeout {
+                    what: format!("{} did not finish", manifest.display_name()),
+                    waited: waited.to_string(),
+                });
+            }
+        }
+    }
+
     /// Reads a Deployment's rollout progress once.
     pub async fn rollout(&self, namespace: &str, name: &str) -> Result<Rollout, KubeError> {
         let api: Api<Deployment> = Api::namespaced(self.client.clone(), namespace);
@@ -345,6 +420,42 @@ fn event_time(event: &Event) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jobs_and_pods_finish_as_helm_reads_them() {
+        let job = |conditions: serde_json::Value| serde_json::json!({"metadata": {"name": "j"}, "status": {"conditions": conditions}});
+        assert_eq!(
+            completion_of("Job", &job(serde_json::json!([]))),
+            Completion::Running
+        );
+        assert_eq!(
+            completion_of(
+                "Job",
+                &job(serde_json::json!([{"type": "Complete", "status": "True"}]))
+            ),
+            Completion::Succeeded
+        );
+        assert_eq!(
+            completion_of(
+                "Job",
+                &job(
+                    serde_json::json!([{"type": "Failed", "status": "True", "reason": "DeadlineExceeded"}])
+                )
+            ),
+            Completion::Failed("job j failed: DeadlineExceeded".into())
+        );
+        let pod = |phase: &str| serde_json::json!({"metadata": {"name": "p"}, "status": {"phase": phase}});
+        assert_eq!(completion_of("Pod", &pod("Running")), Completion::Running);
+        assert_eq!(
+            completion_of("Pod", &pod("Succeeded")),
+            Completion::Succeeded
+        );
+        assert_eq!(
+            completion_of("Pod", &pod("Failed")),
+            Completion::Failed("pod p failed".into())
+        );
+        assert_eq!(completion_of("ConfigMap", &pod("")), Completion::Succeeded);
+    }
 
     fn deployment(json: serde_json::Value) -> Deployment {
         serde_json::from_value(json).unwrap()

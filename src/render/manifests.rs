@@ -56,6 +56,46 @@ pub const INSTALL_ORDER: &[&str] = &[
     "ValidatingWebhookConfiguration",
 ];
 
+/// Kinds in the order Helm uninstalls them (not quite the reverse of [`INSTALL_ORDER`]).
+pub const UNINSTALL_ORDER: &[&str] = &[
+    "APIService",
+    "Ingress",
+    "IngressClass",
+    "Service",
+    "CronJob",
+    "Job",
+    "StatefulSet",
+    "HorizontalPodAutoscaler",
+    "Deployment",
+    "ReplicaSet",
+    "ReplicationController",
+    "Pod",
+    "DaemonSet",
+    "RoleBindingList",
+    "RoleBinding",
+    "RoleList",
+    "Role",
+    "ClusterRoleBindingList",
+    "ClusterRoleBinding",
+    "ClusterRoleList",
+    "ClusterRole",
+    "CustomResourceDefinition",
+    "PersistentVolumeClaim",
+    "PersistentVolume",
+    "StorageClass",
+    "ConfigMap",
+    "SecretList",
+    "Secret",
+    "ServiceAccount",
+    "PodDisruptionBudget",
+    "PodSecurityPolicy",
+    "LimitRange",
+    "ResourceQuota",
+    "NetworkPolicy",
+    "Namespace",
+    "PriorityClass",
+];
+
 pub const HOOK_ANNOTATION: &str = "helm.sh/hook";
 pub const HOOK_WEIGHT_ANNOTATION: &str = "helm.sh/hook-weight";
 pub const HOOK_DELETE_ANNOTATION: &str = "helm.sh/hook-delete-policy";
@@ -249,7 +289,12 @@ fn go_atoi(text: &str) -> Option<i64> {
 
 /// Helm's kind comparison (used with a stable sort).
 pub fn kind_order(a: &str, b: &str) -> std::cmp::Ordering {
-    let position = |k: &str| INSTALL_ORDER.iter().position(|x| *x == k);
+    kind_order_in(INSTALL_ORDER, a, b)
+}
+
+/// Helm's kind comparison for a given order of kinds: unknown kinds last, alphabetically.
+pub fn kind_order_in(order: &[&str], a: &str, b: &str) -> std::cmp::Ordering {
+    let position = |k: &str| order.iter().position(|x| *x == k);
     match (position(a), position(b)) {
         (Some(x), Some(y)) => x.cmp(&y),
         (Some(_), None) => std::cmp::Ordering::Less,

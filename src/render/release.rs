@@ -126,12 +126,21 @@ fn check_kube_version(chart: &ChartNode, caps: &Capabilities) -> Result<(), Rele
         .normalized
         .trim_start_matches('v')
         .to_string();
+    // Masterminds' semver, which Helm uses, admits a pre-release server version (a
+    // provider's `v1.33.4-gke.1`) when the constraint names any pre-release (the charts'
+    // `>=1.21.0-0` idiom) and then compares it plainly; Cargo's rules admit one only against
+    // the same major.minor.patch. So such a version is checked by its core, which orders the
+    // same against those constraints.
+    let core = match actual.split_once(['-', '+']) {
+        Some((core, _)) if required.contains('-') => core.to_string(),
+        _ => actual.clone(),
+    };
     // Only a constraint this tool understands can refuse a chart; Helm's own parser accepts
     // a few spellings more, and refusing what Helm installs would be worse than not checking.
     if let Ok(spec) = crate::chart::version::VersionSpec::parse(Some(required))
-        && crate::chart::version::parse_version(&actual).is_some()
-        && !spec.matches(&actual)
-        && !spec.matches(&format!("{actual}-0"))
+        && crate::chart::version::parse_version(&core).is_some()
+        && !spec.matches(&core)
+        && !spec.matches(&format!("{core}-0"))
     {
         return Err(ReleaseError::KubeVersion {
             required: required.to_string(),
@@ -158,5 +167,30 @@ impl Rendered {
             out.push_str(&format!("---\n# Source: {}\n{}\n", h.template, h.content));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::capabilities::KubeVersion;
+
+    fn chart_requiring(kube_version: &str) -> ChartNode {
+        let chart_yaml =
+            format!("apiVersion: v2\nname: c\nversion: 1.0.0\nkubeVersion: '{kube_version}'\n");
+        let files = BTreeMap::from([("Chart.yaml".to_string(), chart_yaml.into_bytes())]);
+        let chart = crate::chart::Chart::from_files("c", files).unwrap();
+        ChartNode::load(&chart, false).unwrap()
+    }
+
+    #[test]
+    fn pre_release_servers_meet_constraints_that_name_a_pre_release() {
+        let server = |v: &str| Capabilities::new(Some(KubeVersion::parse(v).unwrap()), &[]);
+        let chart = chart_requiring(">=1.21.0-0");
+        assert!(check_kube_version(&chart, &server("v1.33.0-operator-rs-test")).is_ok());
+        assert!(check_kube_version(&chart, &server("v1.20.4-gke.1")).is_err());
+        let plain = chart_requiring(">=1.21.0");
+        assert!(check_kube_version(&plain, &server("v1.33.0")).is_ok());
+        assert!(check_kube_version(&plain, &server("v1.20.0")).is_err());
     }
 }

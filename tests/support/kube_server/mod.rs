@@ -8,7 +8,7 @@
 //! finalizers and garbage collection ([`lifecycle`]), status subresources, metadata-only views
 //! ([`metadata`]), label and field selectors ([`selectors`]), watches with bookmarks, streaming
 //! lists and expiry ([`watch`]), Leases and events of both APIs ([`events`]), scripted
-//! Deployment rollouts ([`rollout`]), refused verbs (403), Lease faults ([`faults`]), protobuf bodies of
+//! Deployment rollouts and Job completions ([`rollout`]), refused verbs (403), Lease faults ([`faults`]), protobuf bodies of
 //! Secrets and ConfigMaps ([`protobuf`]) and request counting.
 //!
 //! It is an approximation; each module says where. Across all of them: no admission, no
@@ -20,8 +20,9 @@
 //! of everything but metadata (and status, with a status subresource) for custom resources.
 //!
 //! The test API: [`KubeServer::start`], [`KubeServer::kubeconfig`], scripts for CRDs
-//! ([`KubeServer::set_establish`]) and Deployments ([`KubeServer::set_rollout`],
-//! [`KubeServer::set_rollout_for`], [`KubeServer::complete_rollout`]), faults
+//! ([`KubeServer::set_establish`]), Deployments ([`KubeServer::set_rollout`],
+//! [`KubeServer::set_rollout_for`], [`KubeServer::complete_rollout`]) and Jobs
+//! ([`KubeServer::fail_job`]), faults
 //! ([`KubeServer::refuse`], [`KubeServer::partition_lease`], [`KubeServer::heal_lease`]), watch
 //! controls ([`KubeServer::compact`], [`KubeServer::send_bookmarks`]), and what happened
 //! ([`KubeServer::requests`], [`KubeServer::object`], [`KubeServer::objects`],
@@ -194,6 +195,11 @@ users:
     /// How CRDs become Established from now on (default: at the first read).
     pub fn set_establish(&self, establish: Establish) {
         self.lock().scripts.establish = establish;
+    }
+
+    /// Jobs named `name` (in any namespace) fail instead of completing.
+    pub fn fail_job(&self, name: &str) {
+        self.lock().scripts.failing_jobs.push(name.into());
     }
 
     /// From now on answers discovery only with the legacy documents (`APIVersions`,

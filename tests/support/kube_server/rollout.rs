@@ -1,5 +1,11 @@
-//! The two controllers a deploy and an operator wait for, scripted by the tests: CRDs that
-//! become Established, and Deployments whose status follows a rollout.
+//! The controllers a deploy and an operator wait for, scripted by the tests: CRDs that become
+//! Established, Deployments whose status follows a rollout, and Jobs (Helm's hooks) that
+//! finish.
+//!
+//! A Job completes when it is first read after its creation or at the next step of the
+//! server's clock, whichever comes first, so that pollers and watchers (real Helm) both see it
+//! finish (`Complete=True`, one pod succeeded); or it fails (`Failed=True`, reason `BackoffLimitExceeded`) when the test named it
+//! with `KubeServer::fail_job`; its pods are not made.
 //!
 //! A Deployment's status is written by the server, as kube-controller-manager would, from
 //! `spec.replicas` and `metadata.generation` (`observedGeneration`, `replicas`,
@@ -93,7 +99,18 @@ impl State {
         } else if key.plural == "customresourcedefinitions" {
             let status = crd_status(&object, self.scripts.establish, reads);
             self.set_status(key, object, status);
+        } else if key.group == "batch" && key.plural == "jobs" {
+            self.finish_job(key, object);
         }
+    }
+
+    /// A Job that has not finished yet finishes.
+    fn finish_job(&mut self, key: &Key, object: Value) {
+        if !unfinished_job(&object) {
+            return;
+        }
+        let fails = self.scripts.failing_jobs.contains(&key.name);
+        self.set_status(key, object, job_status(fails));
     }
 
     /// One step of the server's clock: clock-driven rollouts move on.
@@ -110,6 +127,15 @@ impl State {
                 let reads = self.reads.get(&key).map_or(0, |r| r.1);
                 self.set_deployment_status(&key, object, script, reads);
             }
+        }
+        let jobs: Vec<(Key, Value)> = self
+            .objects
+            .iter()
+            .filter(|(k, v)| k.group == "batch" && k.plural == "jobs" && unfinished_job(v))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for (key, object) in jobs {
+            self.finish_job(&key, object);
         }
     }
 
@@ -208,6 +234,28 @@ impl State {
             let _ = self.create(&events, Some(namespace), event, Writer::new("kubelet"));
         }
     }
+}
+
+/// A Job without conditions has not finished.
+fn unfinished_job(job: &Value) -> bool {
+    job.pointer("/status/conditions").is_none()
+}
+
+/// A finished Job's status, as the Job controller writes it.
+fn job_status(failed: bool) -> Value {
+    let time = "2025-01-01T00:00:00Z";
+    if failed {
+        return json!({
+            "failed": 1, "startTime": time,
+            "conditions": [{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
+                            "message": "Job has reached the specified backoff limit",
+                            "lastTransitionTime": time}],
+        });
+    }
+    json!({
+        "succeeded": 1, "startTime": time, "completionTime": time,
+        "conditions": [{"type": "Complete", "status": "True", "lastTransitionTime": time}],
+    })
 }
 
 /// Where a rollout stands, as its status shows it.

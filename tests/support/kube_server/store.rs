@@ -89,6 +89,8 @@ pub struct Scripts {
     pub user: String,
     /// Answer discovery as servers before 1.26 do: legacy documents whatever `Accept` asks.
     pub legacy_discovery: bool,
+    /// Names of Jobs that fail instead of completing.
+    pub failing_jobs: Vec<String>,
 }
 
 impl Default for Scripts {
@@ -102,6 +104,7 @@ impl Default for Scripts {
             token: "test-token".into(),
             user: "test-user".into(),
             legacy_discovery: false,
+            failing_jobs: Vec::new(),
         }
     }
 }

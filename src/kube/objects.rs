@@ -1,0 +1,58 @@
+//! Plain reads and creates of one object. Helm creates its hooks rather than applying them, so
+//! that a hook object left from an earlier run is an error unless a delete policy removed it.
+
+use kube::api::{DynamicObject, PostParams};
+use serde_json::Value;
+
+use super::cluster::{Cluster, FIELD_MANAGER};
+use super::error::KubeError;
+use crate::manifests::Manifest;
+
+impl Cluster {
+    /// Creates the object; it must not exist yet (409 is the API's AlreadyExists answer).
+    pub async fn create(&self, manifest: &Manifest) -> Result<Value, KubeError> {
+        let served = self.served(manifest)?;
+        let (namespace, name) = (manifest.namespace(), manifest.name());
+        let action = || Cluster::action("create", served, namespace, Some(name));
+        let api = self.api_for(served, namespace);
+        let object: DynamicObject =
+            serde_json::from_value(manifest.object.clone()).map_err(|e| {
+                KubeError::BadResponse {
+                    endpoint: self.endpoint.clone(),
+                    action: action(),
+                    message: format!("the object is not a Kubernetes object: {e}"),
+                }
+            })?;
+        let params = PostParams {
+            dry_run: false,
+            field_manager: Some(FIELD_MANAGER.to_string()),
+        };
+        match api.create(&params, &object).await {
+            Ok(created) => serde_json::to_value(created).map_err(|e| KubeError::BadResponse {
+                endpoint: self.endpoint.clone(),
+                action: action(),
+                message: e.to_string(),
+            }),
+            Err(e) => Err(self.fail(e, action()).await),
+        }
+    }
+
+    /// The object as the server has it; `None` when it is not there or its kind is not served.
+    pub async fn get(&self, manifest: &Manifest) -> Result<Option<Value>, KubeError> {
+        let Some(served) = self.lookup(manifest.group(), manifest.version(), manifest.kind())
+        else {
+            return Ok(None);
+        };
+        let (namespace, name) = (manifest.namespace(), manifest.name());
+        let api = self.api_for(served, namespace);
+        match api.get_opt(name).await {
+            Ok(found) => Ok(found.and_then(|o| serde_json::to_value(o).ok())),
+            // The kind went away between discovery and now (its CRD was deleted).
+            Err(kube::Error::Api(status)) if status.code == 404 => Ok(None),
+            Err(e) => {
+                let action = Cluster::action("get", served, namespace, Some(name));
+                Err(self.fail(e, action).await)
+            }
+        }
+    }
+}
