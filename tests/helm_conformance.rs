@@ -517,10 +517,11 @@ fn set_values_parse_as_helm_parses_them() {
 }
 
 /// Helm's own functions and objects on values no shared chart uses, each line of one template
-/// compared with real Helm: TOML date-times (Go `time.Time`s in the TOML reader's zones) and
-/// Sprig's dates in zones of the system's zone database.
+/// compared with real Helm: TOML date-times (Go `time.Time`s in the TOML reader's zones),
+/// Sprig's dates in zones of the system's zone database, and the Go types of Helm's objects
+/// (`.Values` and the top-level data are `common.Values`, also in a subchart).
 #[test]
-fn toml_times_and_zoned_dates_render_as_helm_renders_them() {
+fn times_zones_and_helm_object_types_render_as_helm_renders_them() {
     let Some(mut helm) = HelmOracle::start() else {
         panic!("real Helm (helm-python-sdk) is needed: run scripts/setup-test-tools.sh");
     };
@@ -538,8 +539,29 @@ fn toml_times_and_zoned_dates_render_as_helm_renders_them() {
         r#"{{ dateInZone "2006-01-02 15:04:05 MST -07:00" 1711846800 "Europe/Berlin" }} {{ dateInZone "2006-01-02 15:04:05 MST -07:00" 1711850400 "Europe/Berlin" }}"#,
         r#"{{ dateInZone "Mon Jan _2 15:04 MST" 1700000000 "Australia/Lord_Howe" }} {{ htmlDateInZone 0 "Pacific/Kiritimati" }}"#,
     ];
-    let template: String = lines.iter().map(|l| format!("# {l}\n")).collect();
+    let types = [
+        r#"{{ typeOf .Values }} {{ kindOf .Values }} {{ printf "%T %v" .Values .Values }} {{ typeOf . }}"#,
+        r#"{{ typeOf .Values.a }} {{ typeOf .Values.sub }} {{ typeOf (merge (dict) .Values) }} {{ typeOf (.Values | deepCopy) }}"#,
+    ];
+    let template: String = lines
+        .iter()
+        .chain(&types)
+        .map(|l| format!("# {l}\n"))
+        .collect();
     std::fs::write(chart.join("templates/times.yaml"), template).unwrap();
+    std::fs::write(chart.join("values.yaml"), "a:\n  b: 1\nsub:\n  c: 2\n").unwrap();
+    let sub = chart.join("charts/sub");
+    std::fs::create_dir_all(sub.join("templates")).unwrap();
+    std::fs::write(
+        sub.join("Chart.yaml"),
+        "apiVersion: v2\nname: sub\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        sub.join("templates/types.yaml"),
+        "# {{ typeOf .Values }} {{ typeOf . }} {{ .Values.c }} {{ typeOf .Values.global }}\n",
+    )
+    .unwrap();
     let helm = helm.render(&RenderRequest::new(&chart).release(RELEASE, NAMESPACE));
     let ours = ours(&Case {
         chart: "times".to_string(),
@@ -547,8 +569,12 @@ fn toml_times_and_zoned_dates_render_as_helm_renders_them() {
         dir: chart.clone(),
         values_yaml: None,
     });
-    let key = "times/templates/times.yaml";
-    let helm_text = helm.as_ref().map(|t| t[key].clone());
-    let ours_text = ours.as_ref().map(|t| t[key].clone());
-    assert_eq!(ours_text, helm_text);
+    for key in [
+        "times/templates/times.yaml",
+        "times/charts/sub/templates/types.yaml",
+    ] {
+        let helm_text = helm.as_ref().map(|t| t[key].clone());
+        let ours_text = ours.as_ref().map(|t| t[key].clone());
+        assert_eq!(ours_text, helm_text, "{key}");
+    }
 }

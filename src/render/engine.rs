@@ -43,6 +43,17 @@ impl Release {
     }
 }
 
+/// The Go type of Helm's values (`chartutil.Values` before Helm 4).
+const VALUES_TYPE: &str = "common.Values";
+
+/// Values as Helm's named map type; anything else as it is.
+fn named_values(value: Value) -> Value {
+    match value {
+        Value::Map(map) => Value::Map(map.as_named(VALUES_TYPE)),
+        other => other,
+    }
+}
+
 struct Renderable {
     text: String,
     scope: Map,
@@ -58,10 +69,11 @@ pub fn render(
     capabilities: &Capabilities,
     lookup: Arc<dyn Lookup>,
 ) -> Result<BTreeMap<String, String>, RenderError> {
-    let top = Map::new();
+    // Helm's top-level data and every chart's `.Values` are of its named map type.
+    let top = Map::new().as_named(VALUES_TYPE);
     top.insert(
         "Values",
-        to_engine(&serde_json::Value::Object(values.clone())),
+        named_values(to_engine(&serde_json::Value::Object(values.clone()))),
     );
     let mut templates = BTreeMap::new();
     let release = release.object();
@@ -117,7 +129,7 @@ fn collect(
         .map(|f| (f.name.clone(), f.data.clone()))
         .collect();
     let subcharts = Map::new();
-    let scope = Map::new();
+    let scope = Map::new().as_named(VALUES_TYPE);
     scope.insert("Chart", chart_object);
     scope.insert("Files", Value::Object(Arc::new(Files::new(files))));
     scope.insert("Release", release.clone());
@@ -126,15 +138,15 @@ fn collect(
     let chart_values = if is_root {
         parent_scope
             .get("Values")
-            .unwrap_or_else(|| Value::Map(Map::new()))
+            .unwrap_or_else(|| Value::Map(Map::new().as_named(VALUES_TYPE)))
     } else {
         // A subchart sees its parent's `.Values.<name>`, the same map (changes are shared).
         match parent_scope.get("Values") {
             Some(Value::Map(parent_values)) => match parent_values.get(chart.name()) {
-                Some(Value::Map(own)) => Value::Map(own),
-                _ => Value::Map(Map::new()),
+                Some(Value::Map(own)) => Value::Map(own.as_named(VALUES_TYPE)),
+                _ => Value::Map(Map::new().as_named(VALUES_TYPE)),
             },
-            _ => Value::Map(Map::new()),
+            _ => Value::Map(Map::new().as_named(VALUES_TYPE)),
         }
     };
     scope.insert("Values", chart_values);

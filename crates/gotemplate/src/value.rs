@@ -32,14 +32,12 @@ pub enum Value {
 
 /// A Go `map[string]interface{}`: cloning a `Map` shares it, as assigning a Go map does.
 /// A map may carry the name of a Go named map type (Helm's `.Values` is `common.Values`), which
-/// `%T`, `typeOf` and Go's type assertions see.
+/// `%T`, `typeOf` and Go's type assertions see; converting a map to a named type
+/// ([`Map::as_named`]) shares its entries, as a Go conversion does.
 #[derive(Clone, Default)]
-pub struct Map(Arc<MapInner>);
-
-#[derive(Default)]
-struct MapInner {
-    type_name: Option<String>,
-    map: RwLock<BTreeMap<String, Value>>,
+pub struct Map {
+    type_name: Option<Arc<str>>,
+    entries: Arc<RwLock<BTreeMap<String, Value>>>,
 }
 
 impl Map {
@@ -48,33 +46,38 @@ impl Map {
     }
 
     pub fn from_btree(map: BTreeMap<String, Value>) -> Map {
-        Map(Arc::new(MapInner {
+        Map {
             type_name: None,
-            map: RwLock::new(map),
-        }))
+            entries: Arc::new(RwLock::new(map)),
+        }
     }
 
     /// A map of a named Go map type, e.g. `common.Values`.
     pub fn named(type_name: &str, map: BTreeMap<String, Value>) -> Map {
-        Map(Arc::new(MapInner {
-            type_name: Some(type_name.to_string()),
-            map: RwLock::new(map),
-        }))
+        Map::from_btree(map).as_named(type_name)
+    }
+
+    /// The same map seen as a Go named map type (`common.Values(m)`): same entries, other type.
+    pub fn as_named(&self, type_name: &str) -> Map {
+        Map {
+            type_name: Some(Arc::from(type_name)),
+            entries: self.entries.clone(),
+        }
     }
 
     /// The Go named type of the map, if it has one.
     pub fn type_name(&self) -> Option<&str> {
-        self.0.type_name.as_deref()
+        self.type_name.as_deref()
     }
 
     /// Read access. Never hold it while executing template code: the template may change the map.
     pub fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, Value>> {
         // No code panics while holding the lock, so a poisoned lock still holds a whole map.
-        self.0.map.read().unwrap_or_else(|e| e.into_inner())
+        self.entries.read().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<String, Value>> {
-        self.0.map.write().unwrap_or_else(|e| e.into_inner())
+        self.entries.write().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn get(&self, key: &str) -> Option<Value> {
@@ -116,7 +119,7 @@ impl Map {
 
     /// Whether both are the same Go map (not merely equal).
     pub fn ptr_eq(&self, other: &Map) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        Arc::ptr_eq(&self.entries, &other.entries)
     }
 }
 
