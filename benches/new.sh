@@ -4,14 +4,18 @@
 # directories, so that both see the same machine load, page cache and disk state. The ratio is
 # taken per pair and its median reported; medians of two separate series (hyperfine's way)
 # drift apart when the load changes between the series, as it does on a shared machine.
-# Usage: benches/new.sh [PAIRS]   (default 40; builds the release binary first)
+# Usage: benches/new.sh [PAIRS]   (default 40; builds the release binary first unless
+#        OPERATOR_RS_BIN names an already built one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 charts=${OPERATOR_RS_SHARED_CHARTS:-$(cd .. && pwd)/shared/charts}
 largest=$(du -s "$charts"/*/ | sort -n | tail -1 | cut -f2)
 largest=${largest%/}
-cargo build --release --quiet
-binary=$PWD/target/release/operator-rs
+binary=${OPERATOR_RS_BIN:-}
+if [[ -z $binary ]]; then
+    cargo build --release --quiet --bin operator-rs
+    binary=${CARGO_TARGET_DIR:-$PWD/target}/release/operator-rs
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "chart: $largest ($(du -sh "$largest" | cut -f1), $(find "$largest" -type f | wc -l) files)"
