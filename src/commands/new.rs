@@ -81,9 +81,18 @@ fn helm_plan(
     chart: &Chart,
 ) -> anyhow::Result<(FilePlan, Project, HelmSummary)> {
     let mut warnings = Vec::new();
-    let rbac_plan = helm_project::rbac_for(&[chart], &[(api.group.as_str(), api.plural.as_str())]);
+    // The role and the CRD schema are derived from different parts of the chart: side by side.
+    let (rbac_plan, spec_schema) = std::thread::scope(|scope| {
+        let schema = scope.spawn(|| helm_project::spec_schema(chart));
+        let rbac_plan =
+            helm_project::rbac_for(&[chart], &[(api.group.as_str(), api.plural.as_str())]);
+        let schema = schema
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (rbac_plan, schema)
+    });
     warnings.extend(rbac_plan.warnings.iter().cloned());
-    let spec_schema = helm_project::spec_schema(chart)?;
+    let spec_schema = spec_schema?;
     warnings.extend(helm_project::relaxed_warning(api, &spec_schema));
 
     let chart_dir = format!("helm-charts/{}", chart.name());
