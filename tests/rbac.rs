@@ -710,6 +710,15 @@ fn every_object_the_charts_render_is_covered_and_kinds_from_values_are_no_warnin
     );
 }
 
+/// A chart of the given (path, text) files.
+fn chart_of(files: &[(&str, &str)]) -> operator_rs::chart::Chart {
+    let files = files
+        .iter()
+        .map(|(p, t)| (p.to_string(), t.as_bytes().to_vec()))
+        .collect();
+    operator_rs::chart::Chart::from_files("test", files).unwrap()
+}
+
 #[test]
 fn a_chart_that_does_not_render_with_its_defaults_is_a_warning_naming_the_value() {
     let files = [
@@ -722,14 +731,7 @@ fn a_chart_that_does_not_render_with_its_defaults_is_a_warning_naming_the_value(
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  host: {{ required \"ingress.host is required\" .Values.host }}\n",
         ),
     ];
-    let chart = operator_rs::chart::Chart::from_files(
-        "test",
-        files
-            .iter()
-            .map(|(p, t)| (p.to_string(), t.as_bytes().to_vec()))
-            .collect(),
-    )
-    .unwrap();
+    let chart = chart_of(&files);
     let plan = plan(&rbac::from_render::scan_and_render(&chart));
     let warning = plan
         .warnings
@@ -763,14 +765,7 @@ fn objects_rendered_into_another_namespace_are_granted_there_with_a_note() {
             "apiVersion: v1\nkind: Service\nmetadata:\n  name: svc\n  namespace: {{ .Release.Namespace }}\n",
         ),
     ];
-    let chart = operator_rs::chart::Chart::from_files(
-        "test",
-        files
-            .iter()
-            .map(|(p, t)| (p.to_string(), t.as_bytes().to_vec()))
-            .collect(),
-    )
-    .unwrap();
+    let chart = chart_of(&files);
     let plan = plan(&rbac::from_render::scan_and_render(&chart));
     assert!(
         plan.cluster_rules

@@ -171,17 +171,23 @@ mod tests {
         assert_eq!(scan.elsewhere, vec![]);
     }
 
-    #[test]
-    fn extra_objects_that_render_nothing_stay_unknown() {
+    /// A scan with one place of whole objects from values, and that place.
+    fn extra_objects_gap() -> (Unresolved, KindScan) {
         let gap = Unresolved {
             file: "templates/extra.yaml".to_string(),
             line: 3,
             text: "{{ toYaml . }}".to_string(),
         };
-        let mut scan = KindScan {
+        let scan = KindScan {
             unresolved: vec![gap.clone()],
             ..KindScan::default()
         };
+        (gap, scan)
+    }
+
+    #[test]
+    fn extra_objects_that_render_nothing_stay_unknown() {
+        let (gap, mut scan) = extra_objects_gap();
         add_rendered(&mut scan, &Probe::default(), "app");
         assert_eq!(scan.unresolved, vec![gap]);
     }
@@ -200,15 +206,7 @@ mod tests {
 
     #[test]
     fn extra_objects_that_render_keep_their_gap_with_the_kinds_shown() {
-        let gap = Unresolved {
-            file: "templates/extra.yaml".to_string(),
-            line: 3,
-            text: "{{ toYaml . }}".to_string(),
-        };
-        let mut scan = KindScan {
-            unresolved: vec![gap.clone()],
-            ..KindScan::default()
-        };
+        let (gap, mut scan) = extra_objects_gap();
         let probe = Probe {
             objects: vec![rendered("Deployment", "", "templates/extra.yaml")],
             failures: vec![],
