@@ -166,7 +166,7 @@ pub fn sort(rendered: &BTreeMap<String, String>) -> Result<Sorted, ManifestError
             continue;
         }
         for doc in split_documents(content) {
-            let head: Head = crate::yaml::from_str::<Option<Head>>(&doc)
+            let head: Head = crate::yaml::from_str_last_key_wins::<Option<Head>>(&doc)
                 .map_err(|e| ManifestError {
                     template: template.clone(),
                     detail: e.to_string(),
@@ -261,6 +261,18 @@ pub fn kind_order(a: &str, b: &str) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeated_keys_are_read_as_helm_reads_them_the_last_one_wins() {
+        let mut rendered = BTreeMap::new();
+        rendered.insert(
+            "c/templates/a.yaml".to_string(),
+            "kind: ConfigMap\nkind: Secret\nmetadata:\n  name: s\ndata:\n  a: \"1\"\n  a: \"2\"\n"
+                .to_string(),
+        );
+        let sorted = sort(&rendered).unwrap();
+        assert_eq!(sorted.manifests[0].kind, "Secret");
+    }
 
     #[test]
     fn documents_split_at_line_starts() {
