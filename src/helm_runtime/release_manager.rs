@@ -1014,7 +1014,7 @@ fn chart_record(chart: &ChartNode) -> stored_release::Chart {
     put("maintainers", Value::Array(maintainers));
     let file = |f: &crate::render::tree::File| stored_release::File {
         name: f.name.clone(),
-        data: f.data.clone(),
+        data: f.data.to_vec(),
         ..stored_release::File::default()
     };
     stored_release::Chart {

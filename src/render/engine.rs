@@ -3,6 +3,7 @@
 //! non-partial executed with its chart's scope (`.Values`, `.Chart`, `.Files`, `.Subcharts`,
 //! `.Template`), `<no value>` removed, and errors reworded as Helm words them.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -54,8 +55,11 @@ fn named_values(value: Value) -> Value {
     }
 }
 
-struct Renderable {
-    text: String,
+/// What Go prints for a missing value; Helm removes it from every output.
+const NO_VALUE: &str = "<no value>";
+
+struct Renderable<'c> {
+    text: Cow<'c, str>,
     scope: Map,
     base_path: String,
 }
@@ -103,19 +107,25 @@ pub fn render(
         let output = set
             .execute_with_host(name, &Value::Map(renderable.scope.clone()), &mut host)
             .map_err(|e| RenderError(exec_error(name, &e)))?;
-        rendered.insert(name.clone(), output.replace("<no value>", ""));
+        // Searching first spares a copy of the output in the usual case of nothing to remove.
+        let output = if output.contains(NO_VALUE) {
+            output.replace(NO_VALUE, "")
+        } else {
+            output
+        };
+        rendered.insert(name.clone(), output);
     }
     Ok(rendered)
 }
 
 /// Builds a chart's scope and collects its templates; returns the scope (for `.Subcharts`).
-fn collect(
-    chart: &ChartNode,
+fn collect<'c>(
+    chart: &'c ChartNode,
     parent: Option<(&str, &Map)>,
     parent_scope: &Map,
     release: &Value,
     capabilities: &Value,
-    out: &mut BTreeMap<String, Renderable>,
+    out: &mut BTreeMap<String, Renderable<'c>>,
 ) -> Map {
     let is_root = parent.is_none();
     let full_path = match parent {
@@ -123,7 +133,7 @@ fn collect(
         Some((parent_path, _)) => format!("{parent_path}/charts/{}", chart.name()),
     };
     let chart_object = to_engine(&serde_json::Value::Object(chart.chart_object(is_root)));
-    let files: BTreeMap<String, Vec<u8>> = chart
+    let files: BTreeMap<String, Arc<[u8]>> = chart
         .files
         .iter()
         .map(|f| (f.name.clone(), f.data.clone()))
@@ -169,13 +179,22 @@ fn collect(
         out.insert(
             format!("{full_path}/{}", template.name),
             Renderable {
-                text: String::from_utf8_lossy(&template.data).into_owned(),
+                text: text_of(&template.data),
                 scope: scope.clone(),
                 base_path: format!("{full_path}/templates"),
             },
         );
     }
     scope
+}
+
+/// A template's bytes as text, invalid UTF-8 replaced as Go's conversion to string does. Valid
+/// text, the usual case, is checked at once (rather than a character at a time) and not copied.
+fn text_of(data: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(data) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(data),
+    }
 }
 
 /// Helm parses (and renders) deeper paths first, and paths of one depth in reverse order.

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use thiserror::Error;
 
+use super::manifest_head;
+
 #[derive(Debug, Error)]
 #[error("YAML parse error on {template}: {detail}")]
 pub struct ManifestError {
@@ -172,46 +174,61 @@ fn text(value: &Option<serde_json::Value>) -> String {
 /// Splits a template's output into documents at lines starting with `---`, dropping empty
 /// ones and leading whitespace, as Helm's SplitManifests.
 pub fn split_documents(text: &str) -> Vec<String> {
-    let trimmed = text.trim_start();
-    let mut docs = Vec::new();
-    let mut current = String::new();
-    let mut at_line_start = true;
-    let mut rest = trimmed;
-    while !rest.is_empty() {
-        if at_line_start && rest.starts_with("---") {
-            docs.push(std::mem::take(&mut current));
-            rest = rest[3..].trim_start_matches([' ', '\t']);
-            at_line_start = false;
-            continue;
-        }
-        let c = rest.chars().next().unwrap_or_default();
-        current.push(c);
-        at_line_start = c == '\n';
-        rest = &rest[c.len_utf8()..];
-    }
-    docs.push(current);
-    docs.into_iter()
-        .filter(|d| !d.trim().is_empty())
-        .map(|d| d.trim_start().to_string())
+    document_slices(text)
+        .into_iter()
+        .map(str::to_string)
         .collect()
 }
 
-/// Helm's SortManifests: `rendered` maps template paths to their output; partials and NOTES
-/// must already be out.
-pub fn sort(rendered: &BTreeMap<String, String>) -> Result<Sorted, ManifestError> {
+/// [`split_documents`] without copying: the documents as slices of `text`.
+fn document_slices(text: &str) -> Vec<&str> {
+    let text = text.trim_start();
+    let mut docs = Vec::new();
+    let mut start = 0;
+    let mut line = 0;
+    let mut newlines = memchr::memchr_iter(b'\n', text.as_bytes());
+    loop {
+        if line >= start && text[line..].starts_with("---") {
+            docs.push(&text[start..line]);
+            // The rest of the separator's line belongs to the next document.
+            let after = line + 3;
+            start = text.len() - text[after..].trim_start_matches([' ', '\t']).len();
+        }
+        match newlines.next() {
+            Some(i) => line = i + 1,
+            None => break,
+        }
+    }
+    docs.push(&text[start..]);
+    docs.into_iter()
+        .filter(|d| !d.trim().is_empty())
+        .map(str::trim_start)
+        .collect()
+}
+
+/// Helm's SortManifests: `rendered` gives template paths and their output, in path order;
+/// partials and NOTES must already be out.
+pub fn sort<'a>(
+    rendered: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> Result<Sorted, ManifestError> {
     let mut sorted = Sorted::default();
     for (template, content) in rendered {
         let base = template.rsplit('/').next().unwrap_or(template);
         if base.starts_with('_') || content.trim().is_empty() {
             continue;
         }
-        for doc in split_documents(content) {
-            let head: Head = crate::yaml::from_str::<Option<Head>>(&doc)
-                .map_err(|e| ManifestError {
-                    template: template.clone(),
-                    detail: e.to_string(),
-                })?
-                .unwrap_or_default();
+        for doc in document_slices(content) {
+            // Only the head's lines are parsed when the rest is surely valid YAML.
+            let excerpt = manifest_head::head_excerpt(doc);
+            let head: Head = crate::yaml::from_str_last_key_wins::<Option<Head>>(
+                excerpt.as_deref().unwrap_or(doc),
+            )
+            .map_err(|e| ManifestError {
+                template: template.clone(),
+                detail: e.to_string(),
+            })?
+            .unwrap_or_default();
+            let doc = doc.to_string();
             let kind = text(&head.kind);
             let metadata = head.metadata.unwrap_or_default();
             let name = text(&metadata.name);
@@ -306,6 +323,18 @@ pub fn kind_order_in(order: &[&str], a: &str, b: &str) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeated_keys_are_read_as_helm_reads_them_the_last_one_wins() {
+        let mut rendered = BTreeMap::new();
+        rendered.insert(
+            "c/templates/a.yaml".to_string(),
+            "kind: ConfigMap\nkind: Secret\nmetadata:\n  name: s\ndata:\n  a: \"1\"\n  a: \"2\"\n"
+                .to_string(),
+        );
+        let sorted = sort(&rendered).unwrap();
+        assert_eq!(sorted.manifests[0].kind, "Secret");
+    }
 
     #[test]
     fn documents_split_at_line_starts() {

@@ -11,6 +11,7 @@ pub mod glob;
 pub mod go_json;
 pub mod go_toml;
 pub mod go_yaml;
+pub mod manifest_head;
 pub mod manifests;
 pub mod objects;
 pub mod probe;

@@ -14,10 +14,10 @@ use super::go_yaml;
 
 /// A chart's files other than templates (`.Files`): Go's `map[string][]byte` with methods.
 #[derive(Debug, Clone, Default)]
-pub struct Files(pub Arc<BTreeMap<String, Vec<u8>>>);
+pub struct Files(pub Arc<BTreeMap<String, Arc<[u8]>>>);
 
 impl Files {
-    pub fn new(files: BTreeMap<String, Vec<u8>>) -> Files {
+    pub fn new(files: BTreeMap<String, Arc<[u8]>>) -> Files {
         Files(Arc::new(files))
     }
 

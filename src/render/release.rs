@@ -94,12 +94,7 @@ pub fn render(
     )?;
     let top_notes = format!("{}/templates/{NOTES}", chart.name());
     let notes = templates.get(&top_notes).cloned().unwrap_or_default();
-    let without_notes: BTreeMap<String, String> = templates
-        .iter()
-        .filter(|(k, _)| !k.ends_with(NOTES))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let sorted = manifests::sort(&without_notes)?;
+    let sorted = manifests::sort(templates.iter().filter(|(k, _)| !k.ends_with(NOTES)))?;
     let crds = chart
         .crd_files()
         .into_iter()
@@ -153,21 +148,45 @@ fn check_kube_version(chart: &ChartNode, caps: &Capabilities) -> Result<(), Rele
 impl Rendered {
     /// `helm template`'s output: CRDs when asked, the manifests, then the hooks.
     pub fn helm_template_output(&self, include_crds: bool) -> String {
-        let mut manifest = String::new();
-        if include_crds {
-            for (path, text) in &self.crds {
-                manifest.push_str(&format!("---\n# Source: {path}\n{text}\n"));
-            }
+        let crds = self.crds.iter().filter(|_| include_crds);
+        let manifests = self.manifests.iter().map(|m| (&m.template, &m.content));
+        let documents: Vec<(&String, &String)> =
+            crds.map(|(p, t)| (p, t)).chain(manifests).collect();
+        let hooks: Vec<(&String, &String)> = self
+            .hooks
+            .iter()
+            .map(|h| (&h.template, &h.content))
+            .collect();
+        // One buffer of the right size: the output of a chart with CRDs runs to megabytes.
+        let size: usize = documents
+            .iter()
+            .chain(&hooks)
+            .map(|(path, text)| path.len() + text.len() + 16)
+            .sum();
+        let mut out = String::with_capacity(size + 1);
+        for (path, text) in documents {
+            push_document(&mut out, path, text);
         }
-        for m in &self.manifests {
-            manifest.push_str(&format!("---\n# Source: {}\n{}\n", m.template, m.content));
-        }
-        let mut out = format!("{}\n", manifest.trim());
-        for h in &self.hooks {
-            out.push_str(&format!("---\n# Source: {}\n{}\n", h.template, h.content));
+        // The manifest part is trimmed as a whole, as Helm trims it, and ends in one newline.
+        let trimmed = out.trim_end().len();
+        out.truncate(trimmed);
+        let leading = out.len() - out.trim_start().len();
+        out.drain(..leading);
+        out.push('\n');
+        for (path, text) in hooks {
+            push_document(&mut out, path, text);
         }
         out
     }
+}
+
+/// `---`, the `# Source:` line and the text of one document.
+fn push_document(out: &mut String, path: &str, text: &str) {
+    out.push_str("---\n# Source: ");
+    out.push_str(path);
+    out.push('\n');
+    out.push_str(text);
+    out.push('\n');
 }
 
 #[cfg(test)]

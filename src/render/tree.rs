@@ -3,6 +3,7 @@
 //! loaded. `.helmignore` applies to charts loaded from a directory, as in Helm.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -124,11 +125,12 @@ struct Requirements {
     dependencies: Option<Vec<Dependency>>,
 }
 
-/// A file of a chart: its path inside the chart and its bytes.
+/// A file of a chart: its path inside the chart and its bytes, shared (charts are copied for
+/// each render, and a chart with CRDs holds megabytes).
 #[derive(Debug, Clone)]
 pub struct File {
     pub name: String,
-    pub data: Vec<u8>,
+    pub data: Arc<[u8]>,
 }
 
 #[derive(Debug, Clone)]
@@ -311,10 +313,16 @@ fn load_files(
                     node.metadata.dependencies = reqs.dependencies;
                 }
                 if node.metadata.api_version == "v1" {
-                    node.files.push(File { name, data });
+                    node.files.push(File {
+                        name,
+                        data: data.into(),
+                    });
                 }
             }
-            n if n.starts_with("templates/") => node.templates.push(File { name, data }),
+            n if n.starts_with("templates/") => node.templates.push(File {
+                name,
+                data: data.into(),
+            }),
             n if n.starts_with("charts/") && !n.ends_with(".prov") => {
                 let rest = &n["charts/".len()..];
                 let top = rest.split('/').next().unwrap_or_default().to_string();
@@ -323,7 +331,10 @@ fn load_files(
                     .or_default()
                     .insert(rest.to_string(), data);
             }
-            _ => node.files.push(File { name, data }),
+            _ => node.files.push(File {
+                name,
+                data: data.into(),
+            }),
         }
     }
     validate(origin, &node.metadata)?;

@@ -17,9 +17,9 @@ pub(crate) fn is_builtin(name: &str) -> bool {
     NAMES.contains(&name)
 }
 
-pub(crate) fn builtin(name: &str) -> Option<Function> {
+pub(crate) fn builtin(name: &str) -> Option<&'static Function> {
     static TABLE: OnceLock<HashMap<&'static str, Function>> = OnceLock::new();
-    TABLE.get_or_init(table).get(name).cloned()
+    TABLE.get_or_init(table).get(name)
 }
 
 fn table() -> HashMap<&'static str, Function> {

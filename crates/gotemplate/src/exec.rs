@@ -75,6 +75,26 @@ enum Flow {
     Continue,
 }
 
+/// The node an error message says execution was at (Go's `Node.String()`), written out only
+/// when an error needs it: describing it for every call and field would cost more than the
+/// evaluation itself.
+#[derive(Clone, Copy)]
+enum At<'n> {
+    Arg(&'n Arg),
+    Command(&'n Command),
+    Name(&'n str),
+}
+
+impl At<'_> {
+    fn describe(self) -> String {
+        match self {
+            At::Arg(a) => a.describe(),
+            At::Command(c) => c.describe(),
+            At::Name(n) => n.to_string(),
+        }
+    }
+}
+
 type R<T> = Result<T, Error>;
 
 pub(crate) fn is_empty_tree(t: &Tree) -> bool {
@@ -475,15 +495,16 @@ impl State<'_, '_> {
         cmd: &Command,
         final_: Option<Ev>,
     ) -> R<Ev> {
-        let ctx = node.describe();
+        let ctx = At::Arg(node);
         let mut recv = recv;
         let n = idents.len();
+        let mut final_ = final_;
         for (i, id) in idents.iter().enumerate() {
             let last = i + 1 == n;
             recv = if last {
-                self.eval_field(dot, pos, &ctx, id, recv, Some(cmd), final_.clone())?
+                self.eval_field(dot, pos, ctx, id, recv, Some(cmd), final_.take())?
             } else {
-                self.eval_field(dot, pos, &ctx, id, recv, None, None)?
+                self.eval_field(dot, pos, ctx, id, recv, None, None)?
             };
         }
         Ok(recv)
@@ -494,7 +515,7 @@ impl State<'_, '_> {
         &mut self,
         dot: &Ev,
         pos: usize,
-        ctx: &str,
+        at: At<'_>,
         name: &str,
         recv: Ev,
         cmd: Option<&Command>,
@@ -505,13 +526,12 @@ impl State<'_, '_> {
             if self.set.missing_key == MissingKey::Error {
                 return Err(self.err_at(
                     pos,
-                    ctx,
+                    &at.describe(),
                     format!("nil data; no entry for key {}", gofmt::quote(name)),
                 ));
             }
             return Ok(Ev::invalid());
         };
-        let typ = recv.type_name();
         match v {
             Value::Object(o) => {
                 let o = o.clone();
@@ -527,11 +547,11 @@ impl State<'_, '_> {
                             if e.kind == ErrorKind::Exec
                                 && e.message.starts_with("wrong number of args") =>
                         {
-                            Err(self.err_at(pos, ctx, e.message))
+                            Err(self.err_at(pos, &at.describe(), e.message))
                         }
                         Err(e) => Err(self.err_at(
                             pos,
-                            ctx,
+                            &at.describe(),
                             format!("error calling {name}: {}", e.message),
                         )),
                     };
@@ -540,7 +560,7 @@ impl State<'_, '_> {
                     if has_args {
                         return Err(self.err_at(
                             pos,
-                            ctx,
+                            &at.describe(),
                             format!("{name} has arguments but cannot be invoked as function"),
                         ));
                     }
@@ -548,15 +568,15 @@ impl State<'_, '_> {
                 }
                 Err(self.err_at(
                     pos,
-                    ctx,
-                    format!("can't evaluate field {name} in type {typ}"),
+                    &at.describe(),
+                    format!("can't evaluate field {name} in type {}", recv.type_name()),
                 ))
             }
             Value::Map(m) => {
                 if has_args {
                     return Err(self.err_at(
                         pos,
-                        ctx,
+                        &at.describe(),
                         format!("{name} is not a method but has arguments"),
                     ));
                 }
@@ -567,19 +587,21 @@ impl State<'_, '_> {
                         MissingKey::Zero => Ok(Ev::boxed(Value::Nil)),
                         MissingKey::Error => Err(self.err_at(
                             pos,
-                            ctx,
+                            &at.describe(),
                             format!("map has no entry for key {}", gofmt::quote(name)),
                         )),
                     },
                 }
             }
-            Value::Nil => {
-                Err(self.err_at(pos, ctx, format!("nil pointer evaluating {typ}.{name}")))
-            }
+            Value::Nil => Err(self.err_at(
+                pos,
+                &at.describe(),
+                format!("nil pointer evaluating {}.{name}", recv.type_name()),
+            )),
             _ => Err(self.err_at(
                 pos,
-                ctx,
-                format!("can't evaluate field {name} in type {typ}"),
+                &at.describe(),
+                format!("can't evaluate field {name} in type {}", recv.type_name()),
             )),
         }
     }
@@ -637,10 +659,9 @@ impl State<'_, '_> {
         pos: usize,
         idents: &[String],
     ) -> R<Ev> {
-        let ctx = node.describe();
         let mut recv = recv;
         for id in idents {
-            recv = self.eval_field(dot, pos, &ctx, id, recv, None, None)?;
+            recv = self.eval_field(dot, pos, At::Arg(node), id, recv, None, None)?;
         }
         Ok(recv)
     }
@@ -702,7 +723,7 @@ impl State<'_, '_> {
             _ => {}
         }
         let v = self.eval_arg_any(dot, a)?;
-        self.validate_type(a.pos(), &a.describe(), v, t)
+        self.validate_type(a.pos(), At::Arg(a), v, t)
     }
 
     fn cant_handle(&self, a: &Arg, t: Type) -> Error {
@@ -718,13 +739,17 @@ impl State<'_, '_> {
     }
 
     /// Go's `validateType`.
-    fn validate_type(&self, pos: usize, ctx: &str, v: Ev, t: Type) -> R<Value> {
+    fn validate_type(&self, pos: usize, at: At<'_>, v: Ev, t: Type) -> R<Value> {
         match v.val {
             None => {
                 if t.can_be_nil() {
                     return Ok(Value::Nil);
                 }
-                Err(self.err_at(pos, ctx, format!("invalid value; expected {}", t.go_name())))
+                Err(self.err_at(
+                    pos,
+                    &at.describe(),
+                    format!("invalid value; expected {}", t.go_name()),
+                ))
             }
             Some(x) => {
                 if t == Type::Any || t.accepts(&x) {
@@ -737,7 +762,7 @@ impl State<'_, '_> {
                 };
                 Err(self.err_at(
                     pos,
-                    ctx,
+                    &at.describe(),
                     format!(
                         "wrong type for value; expected {}; got {}",
                         t.go_name(),
@@ -756,15 +781,16 @@ impl State<'_, '_> {
         cmd: Option<&Command>,
         final_: Option<Ev>,
     ) -> R<Ev> {
-        let user = self.set.funcs.get(name).cloned();
+        let set = self.set;
+        let user = set.funcs.get(name);
         let args: &[Arg] = match cmd {
             Some(c) => &c.args[1..],
             None => &[],
         };
-        let cmd_ctx = cmd.map(|c| c.describe());
+        let cmd_at = cmd.map(At::Command);
         let cmd_pos = cmd.map(|c| c.pos).unwrap_or(pos);
         if let Some(f) = user {
-            return self.call_function(dot, pos, name, &f, args, final_, cmd_pos, cmd_ctx);
+            return self.call_function(dot, pos, name, f, args, final_, cmd_pos, cmd_at);
         }
         // Built-ins.
         match name {
@@ -798,7 +824,7 @@ impl State<'_, '_> {
                 format!("{} is not a defined function", gofmt::quote(name)),
             ));
         };
-        self.call_function(dot, pos, name, &b, args, final_, cmd_pos, cmd_ctx)
+        self.call_function(dot, pos, name, b, args, final_, cmd_pos, cmd_at)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -811,7 +837,7 @@ impl State<'_, '_> {
         args: &[Arg],
         final_: Option<Ev>,
         cmd_pos: usize,
-        cmd_ctx: Option<String>,
+        cmd_at: Option<At<'_>>,
     ) -> R<Ev> {
         let num_in = args.len() + usize::from(final_.is_some());
         if f.variadic.is_some() {
@@ -843,7 +869,7 @@ impl State<'_, '_> {
         }
         if let Some(fin) = final_ {
             let t = f.param(num_in - 1);
-            argv.push(self.validate_type(pos, name, fin, t)?);
+            argv.push(self.validate_type(pos, At::Name(name), fin, t)?);
         }
         let tree = self.tree.clone();
         let mut cx = Context {
@@ -855,7 +881,7 @@ impl State<'_, '_> {
             Ok(v) => Ok(Ev::concrete(v)),
             Err(e) if e.kind == ErrorKind::Limit => Err(e),
             Err(e) => {
-                let ctx = cmd_ctx.unwrap_or_else(|| name.to_string());
+                let ctx = cmd_at.unwrap_or(At::Name(name)).describe();
                 Err(self.err_at(
                     cmd_pos,
                     &ctx,

@@ -337,10 +337,10 @@ pub(crate) fn parse(
 }
 
 struct Parser<'a> {
-    items: Vec<Item>,
+    items: Vec<Item<'a>>,
     next_index: usize,
     /// Pushed-back tokens, the last one is read first.
-    token: Vec<Item>,
+    token: Vec<Item<'a>>,
     last_line: usize,
     vars: Vec<String>,
     range_depth: usize,
@@ -365,8 +365,8 @@ fn is_empty_list(l: &List) -> bool {
     })
 }
 
-impl Parser<'_> {
-    fn next(&mut self) -> Item {
+impl<'a> Parser<'a> {
+    fn next(&mut self) -> Item<'a> {
         if let Some(t) = self.token.pop() {
             return t;
         }
@@ -378,7 +378,7 @@ impl Parser<'_> {
             None => self.items.last().cloned().unwrap_or(Item {
                 tok: Tok::Eof,
                 pos: self.text.len(),
-                val: String::new(),
+                val: "".into(),
                 line: self.last_line,
             }),
         };
@@ -386,17 +386,17 @@ impl Parser<'_> {
         item
     }
 
-    fn backup(&mut self, item: Item) {
+    fn backup(&mut self, item: Item<'a>) {
         self.token.push(item);
     }
 
-    fn peek(&mut self) -> Item {
+    fn peek(&mut self) -> Item<'a> {
         let t = self.next();
         self.backup(t.clone());
         t
     }
 
-    fn next_non_space(&mut self) -> Item {
+    fn next_non_space(&mut self) -> Item<'a> {
         loop {
             let t = self.next();
             if t.tok != Tok::Space {
@@ -405,7 +405,7 @@ impl Parser<'_> {
         }
     }
 
-    fn peek_non_space(&mut self) -> Item {
+    fn peek_non_space(&mut self) -> Item<'a> {
         let t = self.next_non_space();
         self.backup(t.clone());
         t
@@ -418,14 +418,14 @@ impl Parser<'_> {
         ))
     }
 
-    fn unexpected(&self, item: &Item, context: &str) -> Error {
+    fn unexpected(&self, item: &Item<'_>, context: &str) -> Error {
         if item.tok == Tok::Error {
-            return self.errorf(item.val.clone());
+            return self.errorf(item.val.to_string());
         }
         self.errorf(format!("unexpected {item} in {context}"))
     }
 
-    fn expect(&mut self, tok: Tok, context: &str) -> PResult<Item> {
+    fn expect(&mut self, tok: Tok, context: &str) -> PResult<Item<'a>> {
         let t = self.next_non_space();
         if t.tok != tok {
             return Err(self.unexpected(&t, context));
@@ -515,7 +515,7 @@ impl Parser<'_> {
         }
         let t = self.peek_non_space();
         if t.tok == Tok::Error {
-            return Err(self.errorf(t.val));
+            return Err(self.errorf(t.val.into_owned()));
         }
         Err(self.errorf("unexpected EOF".into()))
     }
@@ -523,7 +523,7 @@ impl Parser<'_> {
     fn text_or_action(&mut self) -> PResult<Parsed> {
         let t = self.next_non_space();
         match t.tok {
-            Tok::Text => Ok(Parsed::Node(Node::Text(t.val))),
+            Tok::Text => Ok(Parsed::Node(Node::Text(t.val.into_owned()))),
             Tok::LeftDelim => self.action(),
             _ => Err(self.unexpected(&t, "input")),
         }
@@ -583,7 +583,7 @@ impl Parser<'_> {
         crate::gofmt::unquote(quoted).ok_or_else(|| self.errorf("invalid syntax".into()))
     }
 
-    fn parse_template_name(&mut self, t: &Item, context: &str) -> PResult<String> {
+    fn parse_template_name(&mut self, t: &Item<'_>, context: &str) -> PResult<String> {
         match t.tok {
             Tok::String | Tok::RawString => self.unquote(&t.val),
             _ => Err(self.unexpected(t, context)),
@@ -709,16 +709,16 @@ impl Parser<'_> {
                 pipe.is_assign = next.tok == Tok::Assign;
                 self.next_non_space();
                 pipe.decl.push(Var {
-                    name: v.val.clone(),
+                    name: v.val.to_string(),
                 });
-                self.vars.push(v.val);
+                self.vars.push(v.val.into_owned());
                 break;
             } else if next.tok == Tok::Char && next.val == "," {
                 self.next_non_space();
                 pipe.decl.push(Var {
-                    name: v.val.clone(),
+                    name: v.val.to_string(),
                 });
-                self.vars.push(v.val);
+                self.vars.push(v.val.into_owned());
                 if context == "range" && pipe.decl.len() < 2 {
                     let p = self.peek_non_space();
                     match p.tok {
@@ -773,7 +773,7 @@ impl Parser<'_> {
 
     /// After `peek_non_space` past a space, the pushed-back stack holds the non-space token;
     /// rebuild "space, token" so that the variable can be pushed back in front.
-    fn token_take_space(&mut self) -> Option<Item> {
+    fn token_take_space(&mut self) -> Option<Item<'a>> {
         // The stack is [.., next_non_space]; the space was consumed by peek_non_space.
         // Recreate it so the command parser sees "$x" followed by a space.
         let pos = self.token.last().map(|t| t.pos).unwrap_or(0);
@@ -821,7 +821,7 @@ impl Parser<'_> {
             let t = self.next();
             match t.tok {
                 Tok::Space => continue,
-                Tok::Error => return Err(self.errorf(t.val)),
+                Tok::Error => return Err(self.errorf(t.val.into_owned())),
                 Tok::RightDelim | Tok::RightParen => self.backup(t),
                 Tok::Pipe => {}
                 _ => return Err(self.errorf(format!("unexpected {t} in operand"))),
@@ -883,7 +883,7 @@ impl Parser<'_> {
     fn term(&mut self) -> PResult<Option<Arg>> {
         let t = self.next_non_space();
         Ok(Some(match t.tok {
-            Tok::Error => return Err(self.errorf(t.val)),
+            Tok::Error => return Err(self.errorf(t.val.into_owned())),
             Tok::Identifier => {
                 if !(self.has_func)(&t.val) {
                     return Err(self.errorf(format!(
@@ -893,7 +893,7 @@ impl Parser<'_> {
                 }
                 Arg::Identifier {
                     pos: t.pos,
-                    name: t.val,
+                    name: t.val.into_owned(),
                 }
             }
             Tok::Dot => Arg::Dot { pos: t.pos },
@@ -932,7 +932,7 @@ impl Parser<'_> {
                 let text = self.unquote(&t.val)?;
                 Arg::String {
                     pos: t.pos,
-                    quoted: t.val,
+                    quoted: t.val.into_owned(),
                     text,
                 }
             }

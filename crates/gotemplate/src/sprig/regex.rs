@@ -1,5 +1,8 @@
 //! Sprig's regular expressions (Go's RE2 syntax; the `regex` crate implements the same family).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use super::conv::str_list;
 use super::{fixed, panic_err};
 use crate::error::Error;
@@ -88,6 +91,32 @@ fn compile(re: &str) -> Result<regex::Regex, Error> {
         })
 }
 
+/// How many compiled expressions a thread keeps; past it the cache starts over.
+const CACHED_EXPRESSIONS: usize = 256;
+
+/// Runs `f` with `re` compiled. Charts call `regexMatch` and its kin with the same few
+/// patterns again and again (once per `include` of a helper), and compiling an expression costs
+/// far more than matching it, so compiled expressions are kept, by pattern, per thread. Errors
+/// are not kept: a chart that fails stops rendering.
+fn with_compiled<T>(re: &str, f: impl FnOnce(&regex::Regex) -> T) -> Result<T, Error> {
+    thread_local! {
+        static COMPILED: RefCell<HashMap<String, regex::Regex>> = RefCell::new(HashMap::new());
+    }
+    COMPILED.with(|cache| {
+        if let Some(compiled) = cache.borrow().get(re) {
+            return Ok(f(compiled));
+        }
+        let compiled = compile(re)?;
+        let out = f(&compiled);
+        let mut cache = cache.borrow_mut();
+        if cache.len() >= CACHED_EXPRESSIONS {
+            cache.clear();
+        }
+        cache.insert(re.to_string(), compiled);
+        Ok(out)
+    })
+}
+
 fn find_all(re: &regex::Regex, text: &str, n: i64) -> Vec<String> {
     let it = re.find_iter(text).map(|m| m.as_str().to_string());
     if n < 0 {
@@ -136,42 +165,50 @@ fn replace_all(re: &regex::Regex, text: &str, repl: &str) -> String {
 pub(super) fn register(f: &mut Functions) {
     fixed(f, "regexMatch", &[Str, Str], |_, a| {
         Ok(Value::Bool(
-            compile(s(&a[0])).is_ok_and(|re| re.is_match(s(&a[1]))),
+            with_compiled(s(&a[0]), |re| re.is_match(s(&a[1]))).unwrap_or(false),
         ))
     });
     fixed(f, "mustRegexMatch", &[Str, Str], |_, a| {
-        Ok(Value::Bool(compile(s(&a[0]))?.is_match(s(&a[1]))))
+        Ok(Value::Bool(with_compiled(s(&a[0]), |re| {
+            re.is_match(s(&a[1]))
+        })?))
     });
     for name in ["regexFindAll", "mustRegexFindAll"] {
         fixed(f, name, &[Str, Str, Int], |_, a| {
-            Ok(str_list(find_all(&compile(s(&a[0]))?, s(&a[1]), n(&a[2]))))
+            Ok(str_list(with_compiled(s(&a[0]), |re| {
+                find_all(re, s(&a[1]), n(&a[2]))
+            })?))
         });
     }
     for name in ["regexFind", "mustRegexFind"] {
         fixed(f, name, &[Str, Str], |_, a| {
-            Ok(compile(s(&a[0]))?
-                .find(s(&a[1]))
-                .map(|m| m.as_str().to_string())
-                .unwrap_or_default()
-                .into())
+            Ok(with_compiled(s(&a[0]), |re| {
+                re.find(s(&a[1]))
+                    .map(|m| m.as_str().to_string())
+                    .unwrap_or_default()
+            })?
+            .into())
         });
     }
     for name in ["regexReplaceAll", "mustRegexReplaceAll"] {
         fixed(f, name, &[Str, Str, Str], |_, a| {
-            Ok(replace_all(&compile(s(&a[0]))?, s(&a[1]), s(&a[2])).into())
+            Ok(with_compiled(s(&a[0]), |re| replace_all(re, s(&a[1]), s(&a[2])))?.into())
         });
     }
     for name in ["regexReplaceAllLiteral", "mustRegexReplaceAllLiteral"] {
         fixed(f, name, &[Str, Str, Str], |_, a| {
-            Ok(compile(s(&a[0]))?
-                .replace_all(s(&a[1]), regex::NoExpand(s(&a[2])))
-                .into_owned()
-                .into())
+            Ok(with_compiled(s(&a[0]), |re| {
+                re.replace_all(s(&a[1]), regex::NoExpand(s(&a[2])))
+                    .into_owned()
+            })?
+            .into())
         });
     }
     for name in ["regexSplit", "mustRegexSplit"] {
         fixed(f, name, &[Str, Str, Int], |_, a| {
-            Ok(str_list(split(&compile(s(&a[0]))?, s(&a[1]), n(&a[2]))))
+            Ok(str_list(with_compiled(s(&a[0]), |re| {
+                split(re, s(&a[1]), n(&a[2]))
+            })?))
         });
     }
     fixed(f, "regexQuoteMeta", &[Str], |_, a| {
