@@ -92,13 +92,16 @@ pub enum ControllerError {
         #[source]
         source: Box<ManagerError>,
     },
-    #[error("{kind} {object}: cannot {action}: {source}")]
+    /// The resource went while it was reconciled: nothing is left to do.
+    #[error("{kind} {object} was deleted during its reconcile")]
+    Gone { kind: String, object: String },
+    #[error("{kind} {object}: cannot {action}: {answer}")]
     Api {
         kind: String,
         object: String,
         action: &'static str,
-        #[source]
-        source: Box<kube::Error>,
+        /// The API's answer, or why there was none.
+        answer: String,
     },
 }
 
@@ -297,7 +300,11 @@ fn retry_delay(failures: u32) -> Duration {
 type Outcome = Result<Action, ControllerError>;
 
 async fn reconcile(object: Arc<DynamicObject>, context: Arc<Context>) -> Outcome {
-    let result = Reconcile::new(&object, &context)?.run().await;
+    let result = match Reconcile::new(&object, &context)?.run().await {
+        // A stale event of a resource already gone (its finalizer just removed).
+        Err(ControllerError::Gone { .. }) => Ok(Action::await_change()),
+        other => other,
+    };
     if result.is_ok() {
         let key = ObjectRef::from_obj_with(object.as_ref(), context.resource.clone());
         context
@@ -362,11 +369,23 @@ impl<'a> Reconcile<'a> {
     }
 
     fn api_error(&self, action: &'static str, source: kube::Error) -> ControllerError {
+        if matches!(&source, kube::Error::Api(status) if status.code == 404) {
+            return ControllerError::Gone {
+                kind: self.context.watch.kind.clone(),
+                object: self.display(),
+            };
+        }
         ControllerError::Api {
             kind: self.context.watch.kind.clone(),
             object: self.display(),
             action,
-            source: Box::new(source),
+            answer: match source {
+                kube::Error::Api(status) => format!(
+                    "the API answered {} {}: {}",
+                    status.code, status.reason, status.message
+                ),
+                other => other.to_string(),
+            },
         }
     }
 
@@ -522,6 +541,7 @@ impl<'a> Reconcile<'a> {
                     return Err(self.release_error(e));
                 }
                 self.watch_dependents(&cluster, &deployed);
+                self.log(&format!("Reconciled release {}", deployed.name));
                 let reason = if deployed.version == 1 {
                     status::INSTALL_SUCCESSFUL
                 } else {
@@ -562,12 +582,12 @@ impl<'a> Reconcile<'a> {
             }
         }
         status.remove(status::RELEASE_FAILED);
-        self.update_status(&status).await?;
+        let version = self.update_status(&status).await?;
         let kept: Vec<&String> = finalizers
             .iter()
             .filter(|f| *f != FINALIZER && *f != LEGACY_FINALIZER)
             .collect();
-        self.patch_finalizers(json!(kept)).await?;
+        self.patch_finalizers(json!(kept), version).await?;
         self.log("Removed finalizer");
         Ok(Action::await_change())
     }
@@ -595,7 +615,8 @@ impl<'a> Reconcile<'a> {
         }
     }
 
-    async fn update_status(&self, status: &Status) -> Result<(), ControllerError> {
+    /// Writes the status; returns the resource's new resourceVersion.
+    async fn update_status(&self, status: &Status) -> Result<Option<String>, ControllerError> {
         let mut value = status.to_value();
         // A merge patch keeps fields it does not name: an absent release must be a null.
         if status.deployed_release.is_none()
@@ -610,7 +631,7 @@ impl<'a> Reconcile<'a> {
                 &Patch::Merge(json!({ "status": value })),
             )
             .await
-            .map(|_| ())
+            .map(|updated| updated.metadata.resource_version)
             .map_err(|e| self.api_error("update its status", e))
     }
 
@@ -624,14 +645,20 @@ impl<'a> Reconcile<'a> {
         }
         let mut all = finalizers.to_vec();
         all.push(FINALIZER.to_string());
-        self.patch_finalizers(json!(all)).await
+        self.patch_finalizers(json!(all), self.object.metadata.resource_version.clone())
+            .await
     }
 
-    async fn patch_finalizers(&self, finalizers: Value) -> Result<(), ControllerError> {
-        // The resourceVersion makes the list replace only what this reconcile read.
+    /// Replaces the finalizers, only if the resource is still at `version` (the one whose
+    /// list this reconcile read, or its own status write's), so no one else's is lost.
+    async fn patch_finalizers(
+        &self,
+        finalizers: Value,
+        version: Option<String>,
+    ) -> Result<(), ControllerError> {
         let patch = json!({"metadata": {
             "finalizers": finalizers,
-            "resourceVersion": self.object.metadata.resource_version,
+            "resourceVersion": version,
         }});
         self.api
             .patch(&self.name, &PatchParams::default(), &Patch::Merge(patch))
