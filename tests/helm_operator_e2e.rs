@@ -336,3 +336,75 @@ fn a_custom_resource_becomes_a_release_that_follows_it_and_goes_with_it() {
     assert!(status.success(), "{status}\n{}", run.logs());
     assert!(run.stderr().contains("SIGTERM"), "{}", run.logs());
 }
+
+#[test]
+fn a_release_that_cannot_install_is_reported_and_retried_until_the_spec_is_fixed() {
+    let setup = Setup::new();
+    let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=0"]);
+    let logs = || run.logs();
+    wait_for(
+        "the runtime to watch HelloWorld",
+        DEADLINE,
+        || {
+            run.assert_running();
+            run.stderr().contains("Watching resource").then_some(())
+        },
+        logs,
+    );
+
+    // `service` must be a map for the chart's templates: the render fails.
+    let broken = setup.home.path().join("broken.json");
+    let object = format!(
+        r#"{{"apiVersion":"{GROUP}/v1alpha1","kind":"HelloWorld","metadata":{{"name":"{CR}","namespace":"{NAMESPACE}"}},"spec":{{"service":"oops"}}}}"#
+    );
+    std::fs::write(&broken, object).unwrap();
+    setup.kubectl_ok(&["apply", "-f", broken.to_str().unwrap()]);
+    let cr = wait_for(
+        "status ReleaseFailed",
+        DEADLINE,
+        || {
+            setup
+                .custom_resource()
+                .filter(|cr| condition(cr, "ReleaseFailed").is_some())
+        },
+        logs,
+    );
+    let failed = condition(&cr, "ReleaseFailed").unwrap();
+    assert_eq!(failed["status"], "True", "{cr:#}");
+    assert_eq!(failed["reason"], "InstallError", "{cr:#}");
+    assert!(
+        failed["message"].as_str().unwrap().contains("hello-world"),
+        "{cr:#}"
+    );
+    assert!(condition(&cr, "Deployed").is_none(), "{cr:#}");
+    // Nothing is left behind.
+    assert!(setup.releases().is_empty(), "{:?}", setup.releases());
+    assert!(setup.object("apps", "deployments", CR).is_none());
+
+    // The spec fixed, the install succeeds and the failure is gone from the status.
+    setup.kubectl_ok(&[
+        "patch",
+        "-n",
+        NAMESPACE,
+        "helloworld",
+        CR,
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"service":{"type":"ClusterIP","port":80}}}"#,
+    ]);
+    let cr = wait_for(
+        "status Deployed",
+        DEADLINE,
+        || {
+            setup
+                .custom_resource()
+                .filter(|cr| condition(cr, "Deployed").is_some_and(|c| c["status"] == "True"))
+        },
+        logs,
+    );
+    assert!(condition(&cr, "ReleaseFailed").is_none(), "{cr:#}");
+    assert!(setup.release_secret(1).is_some());
+
+    run.signal("TERM");
+    assert!(run.wait_exit(DEADLINE).success(), "{}", run.logs());
+}
