@@ -424,6 +424,18 @@ pub struct HelmRuntimeArgs {
     /// The address the probe endpoint (/healthz, /readyz) binds to; 0 disables it
     #[arg(long, value_name = "ADDRESS", default_value = ":8081")]
     pub health_probe_bind_address: String,
+
+    /// Enable leader election: of several replicas only the holder of the Lease reconciles
+    #[arg(long)]
+    pub leader_elect: bool,
+
+    /// Name of the Lease used for leader election [default: the project's name]
+    #[arg(long, value_name = "NAME")]
+    pub leader_election_id: Option<String>,
+
+    /// Namespace of the leader election Lease [default: the watched namespace, as `-n` chose it]
+    #[arg(long, value_name = "NAMESPACE")]
+    pub leader_election_namespace: Option<String>,
 }
 
 /// A Go duration as `time.ParseDuration` reads it; negative ones are zero (no period).

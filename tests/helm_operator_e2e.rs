@@ -408,3 +408,49 @@ fn a_release_that_cannot_install_is_reported_and_retried_until_the_spec_is_fixed
     run.signal("TERM");
     assert!(run.wait_exit(DEADLINE).success(), "{}", run.logs());
 }
+
+#[test]
+fn a_leader_that_cannot_renew_its_lease_stops_at_once() {
+    let setup = Setup::new();
+    let run = setup.run(&[
+        "--health-probe-bind-address=0",
+        "--leader-elect",
+        "--leader-election-id=hello-leader",
+    ]);
+    let logs = || run.logs();
+    let holder = wait_for(
+        "the runtime to hold the Lease",
+        DEADLINE,
+        || {
+            run.assert_running();
+            let lease = setup.object("coordination.k8s.io", "leases", "hello-leader")?;
+            lease["spec"]["holderIdentity"].as_str().map(str::to_string)
+        },
+        logs,
+    );
+    wait_for(
+        "the leader to reconcile",
+        DEADLINE,
+        || run.stderr().contains("Became the leader").then_some(()),
+        logs,
+    );
+    let cr_file = sample_cr(&setup.project);
+    setup.kubectl_ok(&["apply", "-n", NAMESPACE, "-f", cr_file.to_str().unwrap()]);
+    wait_for(
+        "the leader to install the release",
+        DEADLINE,
+        || setup.release_secret(1),
+        logs,
+    );
+
+    // Cut off from the Lease, the leader stops before another replica could take over.
+    setup.server.partition_lease(
+        NAMESPACE,
+        "hello-leader",
+        &holder,
+        support::kube_server::LeaseFault::Hang,
+    );
+    let status = run.wait_exit(DEADLINE);
+    assert!(!status.success(), "the cut-off leader exited with {status}");
+    assert!(run.stderr().contains("Lost leadership"), "{}", run.logs());
+}

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use clap::Parser;
+use futures::FutureExt;
 use tokio::time::Instant;
 
 use super::cluster::{apply_stage, check_namespace, choose_namespace, connect_options};
@@ -15,6 +16,7 @@ use crate::cli::{HelmRuntimeArgs, RunArgs};
 use crate::duration;
 use crate::error::usage;
 use crate::helm_runtime::controller::{self, Log, Options};
+use crate::helm_runtime::leader::{Candidate, Timing};
 use crate::helm_runtime::{probes, watches};
 use crate::kube::{Cluster, Ownership, WriteMode};
 use crate::manifests::{self, Manifest};
@@ -118,13 +120,77 @@ async fn run_runtime(
         log: log.clone(),
     };
     ui.info("The operator runs (Ctrl-C stops it)");
-    let result = controller::run(cluster, options, stop_signal(log)).await;
+    let stop = stop_signal(log.clone()).boxed().shared();
+    let mut leadership = None;
+    if flags.leader_elect {
+        let lease_namespace = flags
+            .leader_election_namespace
+            .clone()
+            .unwrap_or_else(|| namespace.clone());
+        check_namespace(&lease_namespace)?;
+        let lease = flags
+            .leader_election_id
+            .clone()
+            .unwrap_or_else(|| project.project_name.clone());
+        let identity = identity();
+        log(&format!(
+            "Waiting for leadership: Lease {lease_namespace}/{lease} as {identity}"
+        ));
+        let candidate = Candidate::new(
+            cluster.client().clone(),
+            &lease_namespace,
+            &lease,
+            &identity,
+            Timing::default(),
+            log.clone(),
+        );
+        leadership = tokio::select! {
+            acquired = candidate.acquire() => Some(acquired?),
+            () = stop.clone() => return Ok(()),
+        };
+        log("Became the leader");
+    }
+    let controllers = controller::run(cluster, options, stop);
+    tokio::pin!(controllers);
+    let result = match leadership.as_mut() {
+        Some(leadership) => tokio::select! {
+            result = &mut controllers => result,
+            lost = leadership.lost() => {
+                // Another replica may be reconciling already: not one more request from here.
+                log(&format!("Lost leadership ({lost}); stopping at once, without finishing the reconciles in flight"));
+                return Err(anyhow::anyhow!("lost leadership: {lost}"));
+            }
+        },
+        None => controllers.await,
+    };
     if let Some(probes) = probes {
         probes.abort();
     }
     result?;
+    if let Some(leadership) = leadership {
+        leadership.release().await;
+    }
     ui.info("The operator stopped.");
     Ok(())
+}
+
+/// Who this process is in the election: the pod's or host's name, made unique per process
+/// as controller-runtime does (two processes of one host must not share an identity).
+fn identity() -> String {
+    let host = std::env::var("POD_NAME")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .or_else(|| {
+            std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .ok()
+                .map(|h| h.trim().to_string())
+        })
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "operator-rs".to_string());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!("{host}_{}-{nanos:x}", std::process::id())
 }
 
 /// `WATCH_NAMESPACE`'s form: comma-separated names, empty for every namespace.

@@ -8,6 +8,7 @@ pub mod dependents;
 pub mod expand_env;
 pub mod hooks;
 pub mod label_selector;
+pub mod leader;
 pub mod probes;
 pub mod release_manager;
 pub mod release_objects;
