@@ -270,7 +270,10 @@ fn a_helm_projects_runtime_flags_are_checked_before_any_connection() {
     // No cluster is named: the refusals come before any connection.
     for (args, fragment) in [
         (&["run", "--", "--reconcile-period=5"][..], "missing unit"),
-        (&["run", "--", "--leader-elect"][..], "--leader-elect"),
+        (
+            &["run", "--", "--metrics-bind-address=:8080"][..],
+            "--metrics-bind-address",
+        ),
         (
             &["run", "--", "--health-probe-bind-address=here"][..],
             "HOST:PORT",

@@ -29,12 +29,12 @@ use tokio::sync::mpsc;
 
 use super::dependents::Dependents;
 use super::release_manager::{ManagerError, Plan, ReleaseManager, Settings};
-use super::release_objects::{self, Owner};
+use super::release_objects::{self, Owner, Unserved};
 use super::status::{self, Status};
 use super::stored_release::Release;
 use super::values;
 use super::watches::Watch;
-use crate::kube::{Cluster, CustomResource, Served};
+use crate::kube::{Cluster, CustomResource, Deleted, Served};
 use crate::manifests::Manifest;
 use crate::render::capabilities::Capabilities;
 use crate::render::tree::ChartNode;
@@ -440,15 +440,13 @@ impl<'a> Reconcile<'a> {
             uid: self.object.metadata.uid.clone().unwrap_or_default(),
             namespace: (!self.namespace.is_empty()).then(|| self.namespace.clone()),
         });
-        // A cluster-scoped resource's release lives in the default namespace, where Helm
-        // puts a release that names none.
-        let namespace = if self.namespace.is_empty() {
-            "default"
-        } else {
-            &self.namespace
-        };
-        ReleaseManager::new(self.context.chart.clone(), &self.name, namespace, settings)
-            .map_err(|e| self.release_error(e))
+        ReleaseManager::new(
+            self.context.chart.clone(),
+            &self.name,
+            manager_namespace(&self.namespace),
+            settings,
+        )
+        .map_err(|e| self.release_error(e))
     }
 
     async fn run(&self) -> Outcome {
@@ -565,10 +563,11 @@ impl<'a> Reconcile<'a> {
         {
             return Ok(Action::await_change());
         }
-        let uninstalled = {
-            let mut cluster = self.context.cluster.lock().await;
-            manager.uninstall(&mut cluster).await
-        };
+        let mut cluster = self.context.cluster.lock().await;
+        let uninstalled = manager.uninstall(&mut cluster).await;
+        let wait = self
+            .annotation(UNINSTALL_WAIT_ANNOTATION)
+            .is_some_and(go_bool);
         match uninstalled {
             Err(e) => {
                 self.failed(&mut status, status::UNINSTALL_ERROR, &e).await;
@@ -577,12 +576,51 @@ impl<'a> Reconcile<'a> {
             Ok(None) => self.log("Release not found"),
             Ok(Some(release)) => {
                 self.log(&format!("Uninstalled release {}", release.name));
-                status.set(status::DEPLOYED, false, status::UNINSTALL_SUCCESSFUL, "");
-                status.deployed_release = None;
+                if !wait {
+                    status.set(status::DEPLOYED, false, status::UNINSTALL_SUCCESSFUL, "");
+                    status.deployed_release = None;
+                }
             }
         }
         status.remove(status::RELEASE_FAILED);
-        let version = self.update_status(&status).await?;
+        if wait {
+            // The manifest stays in the status until every object of it is gone.
+            status.set(
+                status::DEPLOYED,
+                false,
+                status::UNINSTALL_SUCCESSFUL,
+                "Waiting until all resources are deleted.",
+            );
+        }
+        let mut version = self.update_status(&status).await?;
+        if wait
+            && let Some(manifest) = status
+                .deployed_release
+                .as_ref()
+                .map(|r| r.manifest.clone())
+                .filter(|m| !m.is_empty())
+        {
+            match self.delete_remaining(&mut cluster, &manifest).await {
+                Err(e) => {
+                    status.set(
+                        status::RELEASE_FAILED,
+                        true,
+                        status::UNINSTALL_ERROR,
+                        &e.to_string(),
+                    );
+                    self.write_status(&status).await;
+                    return Err(e);
+                }
+                Ok(false) => {
+                    self.log("Waiting until all resources are deleted");
+                    return self.requeue();
+                }
+                Ok(true) => {}
+            }
+            status.remove(status::RELEASE_FAILED);
+            version = self.update_status(&status).await?;
+        }
+        drop(cluster);
         let kept: Vec<&String> = finalizers
             .iter()
             .filter(|f| *f != FINALIZER && *f != LEGACY_FINALIZER)
@@ -590,6 +628,35 @@ impl<'a> Reconcile<'a> {
         self.patch_finalizers(json!(kept), version).await?;
         self.log("Removed finalizer");
         Ok(Action::await_change())
+    }
+
+    /// Deletes what is left of the uninstalled release's `manifest` (objects kept by policy
+    /// stay); true once none of it exists any more, finalizers and garbage collection done.
+    async fn delete_remaining(
+        &self,
+        cluster: &mut Cluster,
+        manifest: &str,
+    ) -> Result<bool, ControllerError> {
+        let mut objects =
+            release_objects::parse_manifest(manifest).map_err(|e| self.fail(e.to_string()))?;
+        objects.retain(|o| !release_objects::is_kept(o));
+        release_objects::place(
+            cluster,
+            &mut objects,
+            manager_namespace(&self.namespace),
+            Unserved::Skip,
+        )
+        .await
+        .map_err(|e| self.fail(e.to_string()))?;
+        let mut all_gone = true;
+        for object in &objects {
+            let deleted = cluster
+                .delete(object)
+                .await
+                .map_err(|e| self.fail(e.to_string()))?;
+            all_gone &= deleted == Deleted::NotFound;
+        }
+        Ok(all_gone)
     }
 
     fn deployed(&self, status: &mut Status, reason: &str, release: &Release) {
@@ -707,6 +774,16 @@ impl<'a> Reconcile<'a> {
             }
         }
         dependents.watch(&kinds);
+    }
+}
+
+/// The release namespace of a resource in `namespace`: a cluster-scoped resource's release
+/// lives in the default namespace, where Helm puts a release that names none.
+fn manager_namespace(namespace: &str) -> &str {
+    if namespace.is_empty() {
+        "default"
+    } else {
+        namespace
     }
 }
 
