@@ -402,3 +402,44 @@ pub struct RunArgs {
     #[arg(last = true, value_name = "OPERATOR_ARGS")]
     pub operator_args: Vec<String>,
 }
+
+/// The flags of the Helm operator runtime, as the helm-operator (operator-sdk v1.42) takes
+/// them, so `deploy/operator.yaml` keeps its arguments. In a Helm project they follow `--`:
+/// `operator-rs run -- --reconcile-period=30s`.
+#[derive(Debug, Parser)]
+#[command(name = "helm-operator-runtime", no_binary_name = true)]
+pub struct HelmRuntimeArgs {
+    /// Path to the watches file to use
+    #[arg(long, value_name = "FILE", default_value = "./watches.yaml")]
+    pub watches_file: PathBuf,
+
+    /// Default reconcile period for controllers (a Go duration; 0 turns it off)
+    #[arg(long, value_name = "DURATION", default_value = "1m", value_parser = parse_go_duration)]
+    pub reconcile_period: Duration,
+
+    /// Maximum number of concurrent reconciles for controllers [default: the number of CPUs]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_concurrent_reconciles: Option<u16>,
+
+    /// The address the probe endpoint (/healthz, /readyz) binds to; 0 disables it
+    #[arg(long, value_name = "ADDRESS", default_value = ":8081")]
+    pub health_probe_bind_address: String,
+
+    /// Enable leader election: of several replicas only the holder of the Lease reconciles
+    #[arg(long)]
+    pub leader_elect: bool,
+
+    /// Name of the Lease used for leader election [default: the project's name]
+    #[arg(long, value_name = "NAME")]
+    pub leader_election_id: Option<String>,
+
+    /// Namespace of the leader election Lease [default: the watched namespace, as `-n` chose it]
+    #[arg(long, value_name = "NAMESPACE")]
+    pub leader_election_namespace: Option<String>,
+}
+
+/// A Go duration as `time.ParseDuration` reads it; negative ones are zero (no period).
+fn parse_go_duration(text: &str) -> Result<Duration, String> {
+    let nanos = crate::duration::parse_go(text)?;
+    Ok(Duration::from_nanos(u64::try_from(nanos).unwrap_or(0)))
+}

@@ -263,18 +263,33 @@ fn stop_and_rerun(project: &Path, home: &Path, run: &Running, operator: u32, kub
 }
 
 #[test]
-fn helm_projects_are_refused_with_a_pointer_to_deploy() {
+fn a_helm_projects_runtime_flags_are_checked_before_any_connection() {
     let work = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let project = support::build_projects::generated_helm_project(work.path());
-    // No cluster is named: the refusal comes before any connection.
-    let output = operator_rs_in(&project, home.path(), &["run"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("is a Helm project"), "{stderr}");
-    assert!(stderr.contains("operator-rs deploy"), "{stderr}");
+    // No cluster is named: the refusals come before any connection.
+    for (args, fragment) in [
+        (&["run", "--", "--reconcile-period=5"][..], "missing unit"),
+        (
+            &["run", "--", "--metrics-bind-address=:8080"][..],
+            "--metrics-bind-address",
+        ),
+        (
+            &["run", "--", "--health-probe-bind-address=here"][..],
+            "HOST:PORT",
+        ),
+    ] {
+        let output = operator_rs_in(&project, home.path(), args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("runtime") || stderr.contains("health-probe"),
+            "{stderr}"
+        );
+        assert!(stderr.contains(fragment), "{args:?}: {stderr}");
+    }
 }
 
 #[test]

@@ -12,6 +12,7 @@ mod inputs;
 mod new;
 mod new_rust;
 mod run;
+mod run_helm;
 mod template;
 mod undeploy;
 

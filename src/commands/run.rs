@@ -1,7 +1,9 @@
 //! `operator-rs run`: the local loop of `make run` in operator-sdk projects. The project's CRDs
 //! are applied to the cluster (server-side apply, then a wait until Established), and the
 //! operator runs on this machine against that cluster, in the foreground, until Ctrl-C or
-//! SIGTERM, which it is passed on to; its exit status becomes ours.
+//! SIGTERM. A Rust project's operator is built and run as a child, the signal passed on to
+//! it and its exit status ours; a Helm project's is operator-rs's own runtime, in this
+//! process (`run_helm`).
 
 use std::path::{Path, PathBuf};
 
@@ -25,21 +27,12 @@ pub fn run(ui: &Ui, args: RunArgs) -> anyhow::Result<()> {
     let (root, project) = project::load_current().map_err(usage)?;
     match project.project_type {
         ProjectType::Rust => runtime()?.block_on(run_rust(ui, &args, &root, &project)),
-        ProjectType::Helm => Err(helm_runtime_missing(&root)),
+        ProjectType::Helm => super::run_helm::run(ui, &args, &root, &project),
     }
 }
 
-/// A Helm project's operator is the helm-operator image, which cannot run on this machine;
-/// this is the one place that changes when operator-rs has a Helm runtime of its own.
-fn helm_runtime_missing(root: &Path) -> anyhow::Error {
-    usage(format!(
-        "{} is a Helm project, and `operator-rs run` runs Rust operators only for now: a Helm project's operator is the helm-operator image, which needs a cluster to run in; build the image with `operator-rs build IMAGE --push` and run it in the cluster with `operator-rs deploy`",
-        root.display()
-    ))
-}
-
 /// Which namespaces the operator watches, as `WATCH_NAMESPACE` says it.
-fn watch_namespace(args: &RunArgs, namespace: &str) -> String {
+pub(super) fn watch_namespace(args: &RunArgs, namespace: &str) -> String {
     if args.all_namespaces {
         String::new()
     } else {
@@ -209,12 +202,5 @@ mod tests {
         assert!(args.release);
         assert_eq!(args.namespace, None);
         assert_eq!(args.operator_args, ["--leader-elect", "-n", "x"]);
-    }
-
-    #[test]
-    fn helm_projects_are_a_usage_error_pointing_at_deploy() {
-        let err = helm_runtime_missing(Path::new("/p"));
-        assert!(crate::error::is_usage(&err));
-        assert!(err.to_string().contains("operator-rs deploy"), "{err}");
     }
 }

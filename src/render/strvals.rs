@@ -18,9 +18,20 @@ pub const MAX_NESTING: usize = 30;
 
 /// Parses one `--set` argument into `dest` (later arguments override earlier ones).
 pub fn parse_into(text: &str, dest: &mut Values) -> Result<(), SetError> {
+    parse(text, dest, false)
+}
+
+/// As [`parse_into`], but every value stays a string (`--set-string`, and the helm-operator's
+/// `overrideValues`).
+pub fn parse_into_strings(text: &str, dest: &mut Values) -> Result<(), SetError> {
+    parse(text, dest, true)
+}
+
+fn parse(text: &str, dest: &mut Values, strings: bool) -> Result<(), SetError> {
     let mut parser = Parser {
         chars: text.chars().collect(),
         pos: 0,
+        strings,
     };
     loop {
         match parser.key(dest, 0) {
@@ -43,6 +54,8 @@ fn fail<T>(message: String) -> Result<T, Stop> {
 struct Parser {
     chars: Vec<char>,
     pos: usize,
+    /// Values are never typed.
+    strings: bool,
 }
 
 /// The runes read up to a stop rune, which one stopped it (None at the end), with escapes.
@@ -52,6 +65,14 @@ struct Run {
 }
 
 impl Parser {
+    fn value(&self, text: &str) -> Value {
+        if self.strings {
+            Value::String(text.to_string())
+        } else {
+            typed(text)
+        }
+    }
+
     fn until(&mut self, stops: &[char]) -> Run {
         let mut text = String::new();
         while self.pos < self.chars.len() {
@@ -108,7 +129,7 @@ impl Parser {
                 }
                 None => {
                     let value = self.until(&[',']).text;
-                    set(data, &key, typed(&value));
+                    set(data, &key, self.value(&value));
                     Ok(())
                 }
             },
@@ -174,7 +195,10 @@ impl Parser {
                 let value = match self.value_list()? {
                     Some(items) => Value::Array(items),
                     None if self.pos >= self.chars.len() => Value::String(String::new()),
-                    None => typed(&self.until(&[',']).text),
+                    None => {
+                        let text = self.until(&[',']).text;
+                        self.value(&text)
+                    }
                 };
                 set_index(list, index, value)
             }
@@ -213,10 +237,10 @@ impl Parser {
                     if self.chars.get(self.pos) == Some(&',') {
                         self.pos += 1;
                     }
-                    list.push(typed(&run.text));
+                    list.push(self.value(&run.text));
                     return Ok(Some(list));
                 }
-                Some(_) => list.push(typed(&run.text)),
+                Some(_) => list.push(self.value(&run.text)),
             }
         }
     }
@@ -277,6 +301,16 @@ mod tests {
         let mut v = Values::new();
         parse_into(text, &mut v).unwrap();
         Value::Object(v)
+    }
+
+    #[test]
+    fn string_mode_never_types_values() {
+        let mut v = Values::new();
+        parse_into_strings("a.b=true,n=1,l={2,null},z=", &mut v).unwrap();
+        assert_eq!(
+            Value::Object(v),
+            json!({"a": {"b": "true"}, "n": "1", "l": ["2", "null"], "z": ""})
+        );
     }
 
     #[test]

@@ -1,0 +1,263 @@
+//! `operator-rs run` in a Helm project: the project's CRDs are applied, then operator-rs's own
+//! Helm operator runtime runs in this process against the cluster, with the helm-operator's
+//! flags after `--`, its log lines streaming to stderr, until Ctrl-C or SIGTERM, which let the
+//! reconciles in flight finish (a second Ctrl-C stops at once).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use clap::Parser;
+use futures::FutureExt;
+use tokio::time::Instant;
+
+use super::cluster::{apply_stage, check_namespace, choose_namespace, connect_options};
+use super::run::watch_namespace;
+use crate::cli::{HelmRuntimeArgs, RunArgs};
+use crate::duration;
+use crate::error::usage;
+use crate::helm_runtime::controller::{self, Log, Options};
+use crate::helm_runtime::leader::{Candidate, Timing};
+use crate::helm_runtime::{probes, watches};
+use crate::kube::{Cluster, Ownership, WriteMode};
+use crate::manifests::{self, Manifest};
+use crate::project::Project;
+use crate::ui::Ui;
+
+pub fn run(ui: &Ui, args: &RunArgs, root: &Path, project: &Project) -> anyhow::Result<()> {
+    let flags = HelmRuntimeArgs::try_parse_from(&args.operator_args).map_err(|e| {
+        usage(format!(
+            "the Helm operator runtime's arguments (after `--`): {}",
+            e.render().to_string().trim_end()
+        ))
+    })?;
+    let probe_address = probes::parse_address(&flags.health_probe_bind_address)
+        .map_err(|e| usage(format!("--health-probe-bind-address: {e}")))?;
+    // Reconciles render charts on blocking threads and talk to the API server meanwhile.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(run_runtime(ui, args, &flags, probe_address, root, project))
+}
+
+async fn run_runtime(
+    ui: &Ui,
+    args: &RunArgs,
+    flags: &HelmRuntimeArgs,
+    probe_address: Option<std::net::SocketAddr>,
+    root: &Path,
+    project: &Project,
+) -> anyhow::Result<()> {
+    let watches_file = root.join(&flags.watches_file);
+    // The helm-operator resolves charts against its working directory, the project root here.
+    let loaded = watches::load(&watches_file, root)?;
+
+    let cluster = Cluster::connect(&connect_options(&args.cluster)).await?;
+    let namespace = choose_namespace(
+        args.namespace.as_deref(),
+        project,
+        cluster.context_namespace.as_deref(),
+    );
+    check_namespace(&namespace)?;
+    let watched = watch_namespace(args, &namespace);
+    ui.headline(format!(
+        "Running the Helm operator {} on this machine against {}, watching {}",
+        project.project_name,
+        cluster.endpoint,
+        if watched.is_empty() {
+            "every namespace".to_string()
+        } else {
+            format!("namespace \"{watched}\"")
+        }
+    ));
+    for warning in &loaded.warnings {
+        ui.warn(warning);
+    }
+
+    let bundle = manifests::load(root, project, false)?;
+    let crds: Vec<&Manifest> = bundle.all().filter(|m| m.is_crd()).collect();
+    let deadline = Instant::now() + args.timeout;
+    apply_stage(
+        ui,
+        &cluster,
+        &crds,
+        WriteMode::Persist,
+        Ownership::Force,
+        deadline,
+        &duration::display(args.timeout),
+    )
+    .await?;
+
+    let probes = match probe_address {
+        Some(address) => {
+            let listener = probes::bind(address).await.map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot listen on {address} for /healthz and /readyz: {e} (choose another with `-- --health-probe-bind-address=127.0.0.1:PORT`, or 0 to turn it off)"
+                )
+            })?;
+            ui.info(format!(
+                "Health probes on http://{}/healthz and /readyz",
+                listener.local_addr()?
+            ));
+            Some(tokio::spawn(probes::serve(listener)))
+        }
+        None => None,
+    };
+
+    let log: Log = Arc::new(|line: &str| {
+        eprintln!(
+            "{} {line}",
+            k8s_openapi::jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ")
+        );
+    });
+    let options = Options {
+        watches: loaded.entries,
+        namespaces: split_namespaces(&watched),
+        reconcile_period: flags.reconcile_period,
+        max_concurrent_reconciles: flags.max_concurrent_reconciles.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            usize::from,
+        ),
+        log: log.clone(),
+    };
+    ui.info("The operator runs (Ctrl-C stops it)");
+    let stop = stop_signal(log.clone()).boxed().shared();
+    let mut leadership = None;
+    if flags.leader_elect {
+        let lease_namespace = flags
+            .leader_election_namespace
+            .clone()
+            .unwrap_or_else(|| namespace.clone());
+        check_namespace(&lease_namespace)?;
+        let lease = flags
+            .leader_election_id
+            .clone()
+            .unwrap_or_else(|| project.project_name.clone());
+        let identity = identity();
+        log(&format!(
+            "Waiting for leadership: Lease {lease_namespace}/{lease} as {identity}"
+        ));
+        let candidate = Candidate::new(
+            cluster.client().clone(),
+            &lease_namespace,
+            &lease,
+            &identity,
+            Timing::default(),
+            log.clone(),
+        );
+        leadership = tokio::select! {
+            acquired = candidate.acquire() => Some(acquired?),
+            () = stop.clone() => return Ok(()),
+        };
+        log("Became the leader");
+    }
+    let controllers = controller::run(cluster, options, stop);
+    tokio::pin!(controllers);
+    let result = match leadership.as_mut() {
+        Some(leadership) => tokio::select! {
+            result = &mut controllers => result,
+            lost = leadership.lost() => {
+                // Another replica may be reconciling already: not one more request from here.
+                log(&format!("Lost leadership ({lost}); stopping at once, without finishing the reconciles in flight"));
+                return Err(anyhow::anyhow!("lost leadership: {lost}"));
+            }
+        },
+        None => controllers.await,
+    };
+    if let Some(probes) = probes {
+        probes.abort();
+    }
+    result?;
+    if let Some(leadership) = leadership {
+        leadership.release().await;
+    }
+    ui.info("The operator stopped.");
+    Ok(())
+}
+
+/// Who this process is in the election: the pod's or host's name, made unique per process
+/// as controller-runtime does (two processes of one host must not share an identity).
+fn identity() -> String {
+    let host = std::env::var("POD_NAME")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .or_else(|| {
+            std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .ok()
+                .map(|h| h.trim().to_string())
+        })
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "operator-rs".to_string());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!("{host}_{}-{nanos:x}", std::process::id())
+}
+
+/// `WATCH_NAMESPACE`'s form: comma-separated names, empty for every namespace.
+fn split_namespaces(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Completes at the first Ctrl-C or SIGTERM; a second one exits at once.
+async fn stop_signal(log: Log) {
+    let name = first_signal().await;
+    log(&format!(
+        "{name}: stopping once the reconciles in flight finish (Ctrl-C again stops at once)"
+    ));
+    tokio::spawn(async {
+        let name = first_signal().await;
+        eprintln!("{name} again: stopping now");
+        std::process::exit(130);
+    });
+}
+
+async fn first_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(mut term) = signal(SignalKind::terminate()) else {
+            let _ = tokio::signal::ctrl_c().await;
+            return "Ctrl-C";
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => "Ctrl-C",
+            _ = term.recv() => "SIGTERM",
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "Ctrl-C"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn watch_namespace_is_a_comma_separated_list() {
+        assert_eq!(split_namespaces("a, b,,c"), ["a", "b", "c"]);
+        assert!(split_namespaces("").is_empty());
+    }
+
+    #[test]
+    fn runtime_flags_are_the_helm_operators() {
+        let flags = HelmRuntimeArgs::try_parse_from([
+            "--watches-file=w.yaml",
+            "--reconcile-period=30s",
+            "--max-concurrent-reconciles",
+            "4",
+        ])
+        .unwrap();
+        assert_eq!(flags.watches_file, Path::new("w.yaml"));
+        assert_eq!(flags.reconcile_period, std::time::Duration::from_secs(30));
+        assert_eq!(flags.max_concurrent_reconciles, Some(4));
+        assert_eq!(flags.health_probe_bind_address, ":8081");
+        assert!(HelmRuntimeArgs::try_parse_from(["--reconcile-period=5"]).is_err());
+    }
+}
