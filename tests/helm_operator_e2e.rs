@@ -75,6 +75,10 @@ impl Setup {
 
     /// `operator-rs run` in the project against the test server.
     fn run(&self, runtime_args: &[&str]) -> Running {
+        self.run_with_env(runtime_args, &[])
+    }
+
+    fn run_with_env(&self, runtime_args: &[&str], env: &[(&str, &str)]) -> Running {
         let mut command = Command::new(assert_cmd::cargo::cargo_bin("operator-rs"));
         command
             .current_dir(&self.project)
@@ -85,7 +89,8 @@ impl Setup {
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home.path())
-            .env("NO_COLOR", "1");
+            .env("NO_COLOR", "1")
+            .envs(env.iter().copied());
         Running::spawn("operator-rs run", &mut command)
     }
 
@@ -146,10 +151,20 @@ fn sample_cr(project: &Path) -> PathBuf {
 #[test]
 fn a_custom_resource_becomes_a_release_that_follows_it_and_goes_with_it() {
     let setup = Setup::new();
-    let run = setup.run(&[
-        "--health-probe-bind-address=127.0.0.1:0",
-        "--reconcile-period=0",
-    ]);
+    // watches.yaml forces the image tag, from the runtime's environment.
+    let watches = setup.project.join("watches.yaml");
+    let text = std::fs::read_to_string(&watches).unwrap().replace(
+        "  chart: helm-charts/hello-world\n",
+        "  chart: helm-charts/hello-world\n  overrideValues:\n    image.tag: $IMAGE_TAG\n",
+    );
+    std::fs::write(&watches, text).unwrap();
+    let run = setup.run_with_env(
+        &[
+            "--health-probe-bind-address=127.0.0.1:0",
+            "--reconcile-period=0",
+        ],
+        &[("IMAGE_TAG", "1.27")],
+    );
     let logs = || run.logs();
 
     // The CRD is applied by `run`, then the runtime watches its kind.
@@ -217,6 +232,25 @@ fn a_custom_resource_becomes_a_release_that_follows_it_and_goes_with_it() {
         .object("apps", "deployments", CR)
         .expect("the chart's Deployment");
     assert_eq!(deployment["spec"]["replicas"], 1);
+    assert_eq!(
+        deployment["spec"]["template"]["spec"]["containers"][0]["image"], "nginx:1.27",
+        "{deployment:#}"
+    );
+    // Both Event APIs share one storage, as in the real API server.
+    let warned = setup
+        .server
+        .objects("", "events")
+        .into_iter()
+        .find(|e| e["reason"] == "OverrideValuesInUse")
+        .unwrap_or_else(|| panic!("no OverrideValuesInUse event\n{}", run.logs()));
+    assert_eq!(warned["type"], "Warning", "{warned:#}");
+    // The server keeps it in the core form (involvedObject, message), as etcd does.
+    assert_eq!(warned["involvedObject"]["name"], CR, "{warned:#}");
+    assert_eq!(
+        warned["message"],
+        r#"Chart value "image.tag" overridden to "1.27" by operator's watches.yaml"#,
+        "{warned:#}"
+    );
     assert_eq!(
         deployment["metadata"]["ownerReferences"][0]["kind"], "HelloWorld",
         "{deployment:#}"

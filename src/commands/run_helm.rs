@@ -24,6 +24,12 @@ use crate::project::Project;
 use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: &RunArgs, root: &Path, project: &Project) -> anyhow::Result<()> {
+    if args.release {
+        return Err(usage(format!(
+            "--release builds a Rust operator with cargo's release profile, but {} is a Helm project: its operator is operator-rs itself and nothing is built; drop --release",
+            root.display()
+        )));
+    }
     let flags = HelmRuntimeArgs::try_parse_from(&args.operator_args).map_err(|e| {
         usage(format!(
             "the Helm operator runtime's arguments (after `--`): {}",
