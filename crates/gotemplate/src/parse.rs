@@ -21,9 +21,26 @@ pub(crate) struct List {
     pub nodes: Vec<Node>,
 }
 
+/// Text of a template: a part of the text it was parsed from, shared rather than copied
+/// (templates are mostly text; a chart's CRDs are megabytes of it).
+#[derive(Debug, Clone)]
+pub(crate) struct TextSpan {
+    source: Arc<str>,
+    start: usize,
+    end: usize,
+}
+
+impl std::ops::Deref for TextSpan {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.source[self.start..self.end]
+    }
+}
+
 #[derive(Debug)]
 pub(crate) enum Node {
-    Text(String),
+    Text(TextSpan),
     Action {
         pos: usize,
         pipe: Pipe,
@@ -303,9 +320,10 @@ pub(crate) fn parse(
     text: &str,
     has_func: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<Tree>, Error> {
-    let items = lex(text, !has_func("break"), !has_func("continue"));
-    let parse_name: Arc<str> = Arc::from(name);
+    // The text is kept once, shared by the trees (for error locations) and their text nodes.
     let text: Arc<str> = Arc::from(text);
+    let items = lex(&text, !has_func("break"), !has_func("continue"));
+    let parse_name: Arc<str> = Arc::from(name);
     let mut p = Parser {
         items,
         next_index: 0,
@@ -324,7 +342,7 @@ pub(crate) fn parse(
     p.add_tree(Tree {
         name: name.to_string(),
         parse_name,
-        text,
+        text: text.clone(),
         root,
     })?;
     // The top-level tree first; defined ones after.
@@ -523,7 +541,11 @@ impl<'a> Parser<'a> {
     fn text_or_action(&mut self) -> PResult<Parsed> {
         let t = self.next_non_space();
         match t.tok {
-            Tok::Text => Ok(Parsed::Node(Node::Text(t.val.into_owned()))),
+            Tok::Text => Ok(Parsed::Node(Node::Text(TextSpan {
+                source: self.text.clone(),
+                start: t.pos,
+                end: t.pos + t.val.len(),
+            }))),
             Tok::LeftDelim => self.action(),
             _ => Err(self.unexpected(&t, "input")),
         }
