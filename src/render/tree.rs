@@ -163,7 +163,7 @@ impl ChartNode {
         let files = if from_directory {
             apply_helmignore(chart.name(), &chart.files)?
         } else {
-            chart.files.clone()
+            shared(&chart.files)
         };
         load_files(chart.name(), files, 0)
     }
@@ -265,11 +265,17 @@ fn is_yaml_like(name: &str) -> bool {
     name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with(".json")
 }
 
-fn load_files(
-    origin: &str,
-    files: BTreeMap<String, Vec<u8>>,
-    depth: usize,
-) -> Result<ChartNode, TreeError> {
+/// A chart's files with their contents shared, made once per load: [`File`]s keep them.
+type SharedFiles = BTreeMap<String, Arc<[u8]>>;
+
+fn shared(files: &BTreeMap<String, Vec<u8>>) -> SharedFiles {
+    files
+        .iter()
+        .map(|(k, v)| (k.clone(), Arc::from(v.as_slice())))
+        .collect()
+}
+
+fn load_files(origin: &str, files: SharedFiles, depth: usize) -> Result<ChartNode, TreeError> {
     if depth >= MAX_DEPTH {
         return Err(TreeError::TooDeep {
             chart: origin.to_string(),
@@ -297,7 +303,7 @@ fn load_files(
         files: Vec::new(),
         dependencies: Vec::new(),
     };
-    let mut subcharts: BTreeMap<String, BTreeMap<String, Vec<u8>>> = BTreeMap::new();
+    let mut subcharts: BTreeMap<String, SharedFiles> = BTreeMap::new();
     for (name, data) in files {
         match name.as_str() {
             "Chart.yaml" | "Chart.lock" | "requirements.lock" => {}
@@ -305,7 +311,7 @@ fn load_files(
                 node.values = values::from_yaml_stream(&String::from_utf8_lossy(&data))
                     .map_err(|e| bad("values.yaml", e))?;
             }
-            "values.schema.json" => node.schema = Some(data),
+            "values.schema.json" => node.schema = Some(data.to_vec()),
             "requirements.yaml" => {
                 let reqs: Requirements =
                     crate::yaml::from_str(&String::from_utf8_lossy(&data)).unwrap_or_default();
@@ -313,16 +319,10 @@ fn load_files(
                     node.metadata.dependencies = reqs.dependencies;
                 }
                 if node.metadata.api_version == "v1" {
-                    node.files.push(File {
-                        name,
-                        data: data.into(),
-                    });
+                    node.files.push(File { name, data });
                 }
             }
-            n if n.starts_with("templates/") => node.templates.push(File {
-                name,
-                data: data.into(),
-            }),
+            n if n.starts_with("templates/") => node.templates.push(File { name, data }),
             n if n.starts_with("charts/") && !n.ends_with(".prov") => {
                 let rest = &n["charts/".len()..];
                 let top = rest.split('/').next().unwrap_or_default().to_string();
@@ -331,10 +331,7 @@ fn load_files(
                     .or_default()
                     .insert(rest.to_string(), data);
             }
-            _ => node.files.push(File {
-                name,
-                data: data.into(),
-            }),
+            _ => node.files.push(File { name, data }),
         }
     }
     validate(origin, &node.metadata)?;
@@ -348,10 +345,10 @@ fn load_files(
             };
             let inner_origin = format!("{origin} charts/{top}");
             let entries = archive::read_entries(&inner_origin, bytes)?;
-            load_files(&inner_origin, entries, depth + 1)?
+            load_files(&inner_origin, shared(&entries), depth + 1)?
         } else {
             let prefix = format!("{top}/");
-            let inner: BTreeMap<String, Vec<u8>> = files
+            let inner: SharedFiles = files
                 .into_iter()
                 .filter_map(|(k, v)| k.strip_prefix(&prefix).map(|k| (k.to_string(), v)))
                 .collect();
@@ -474,7 +471,7 @@ fn ignored(rules: &[IgnoreRule], path: &str, is_dir: bool) -> bool {
 fn apply_helmignore(
     chart: &str,
     files: &BTreeMap<String, Vec<u8>>,
-) -> Result<BTreeMap<String, Vec<u8>>, TreeError> {
+) -> Result<SharedFiles, TreeError> {
     let mut rules = match files.get(".helmignore") {
         Some(bytes) => parse_ignore(chart, &String::from_utf8_lossy(bytes))?,
         None => Vec::new(),
@@ -484,12 +481,12 @@ fn apply_helmignore(
         .iter()
         .filter(|(path, _)| {
             // A directory that is ignored hides everything below it, as Helm's walk skips it.
-            let parts: Vec<&str> = path.split('/').collect();
-            let dir_ignored =
-                (1..parts.len()).any(|i| ignored(&rules, &parts[..i].join("/"), true));
+            let dir_ignored = path
+                .match_indices('/')
+                .any(|(i, _)| ignored(&rules, &path[..i], true));
             !dir_ignored && !ignored(&rules, path, false)
         })
-        .map(|(k, v)| (k.clone(), v.clone()))
+        .map(|(k, v)| (k.clone(), Arc::from(v.as_slice())))
         .collect())
 }
 
