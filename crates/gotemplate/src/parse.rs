@@ -328,7 +328,7 @@ pub(crate) fn parse(
         items,
         next_index: 0,
         token: Vec::new(),
-        last_line: 1,
+        last_line_pos: 0,
         vars: vec!["$".to_string()],
         range_depth: 0,
         has_func,
@@ -359,7 +359,8 @@ struct Parser<'a> {
     next_index: usize,
     /// Pushed-back tokens, the last one is read first.
     token: Vec<Item<'a>>,
-    last_line: usize,
+    /// A position on the line of the last token read, for error messages.
+    last_line_pos: usize,
     vars: Vec<String>,
     range_depth: usize,
     has_func: &'a dyn Fn(&str) -> bool,
@@ -372,6 +373,11 @@ struct Parser<'a> {
 }
 
 type PResult<T> = Result<T, Error>;
+
+/// The 1-based line of byte `pos` of `text`.
+fn line_of(text: &str, pos: usize) -> usize {
+    1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..pos.min(text.len())]).count()
+}
 
 /// Go's `IsEmptyTree`.
 fn is_empty_list(l: &List) -> bool {
@@ -397,10 +403,10 @@ impl<'a> Parser<'a> {
                 tok: Tok::Eof,
                 pos: self.text.len(),
                 val: "".into(),
-                line: self.last_line,
+                line_pos: self.last_line_pos,
             }),
         };
-        self.last_line = item.line;
+        self.last_line_pos = item.line_pos;
         item
     }
 
@@ -432,7 +438,9 @@ impl<'a> Parser<'a> {
     fn errorf(&self, msg: String) -> Error {
         Error::parse(format!(
             "template: {}:{}: {}",
-            self.parse_name, self.last_line, msg
+            self.parse_name,
+            line_of(&self.text, self.last_line_pos),
+            msg
         ))
     }
 
@@ -803,7 +811,7 @@ impl<'a> Parser<'a> {
             tok: Tok::Space,
             pos,
             val: " ".into(),
-            line: self.last_line,
+            line_pos: self.last_line_pos,
         })
     }
 
