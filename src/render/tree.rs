@@ -3,7 +3,7 @@
 //! loaded. `.helmignore` applies to charts loaded from a directory, as in Helm.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -131,7 +131,25 @@ struct Requirements {
 pub struct File {
     pub name: String,
     pub data: Arc<[u8]>,
+    /// For a template: its parse, once rendered (see [`ParseCache`]).
+    pub parsed: ParseCache,
 }
+
+impl File {
+    pub fn new(name: String, data: Arc<[u8]>) -> File {
+        File {
+            name,
+            data,
+            parsed: ParseCache::default(),
+        }
+    }
+}
+
+/// A template's parse, with the name it was parsed under, kept with the loaded chart (and
+/// shared by its copies): a chart loaded once is often rendered many times (`new` renders it
+/// for several values files and Kubernetes versions, the operator on every reconcile), and
+/// its templates do not change between renders.
+pub type ParseCache = Arc<OnceLock<(String, Result<gotemplate::Parsed, gotemplate::Error>)>>;
 
 #[derive(Debug, Clone)]
 pub struct ChartNode {
@@ -319,10 +337,10 @@ fn load_files(origin: &str, files: SharedFiles, depth: usize) -> Result<ChartNod
                     node.metadata.dependencies = reqs.dependencies;
                 }
                 if node.metadata.api_version == "v1" {
-                    node.files.push(File { name, data });
+                    node.files.push(File::new(name, data));
                 }
             }
-            n if n.starts_with("templates/") => node.templates.push(File { name, data }),
+            n if n.starts_with("templates/") => node.templates.push(File::new(name, data)),
             n if n.starts_with("charts/") && !n.ends_with(".prov") => {
                 let rest = &n["charts/".len()..];
                 let top = rest.split('/').next().unwrap_or_default().to_string();
@@ -331,7 +349,7 @@ fn load_files(origin: &str, files: SharedFiles, depth: usize) -> Result<ChartNod
                     .or_default()
                     .insert(rest.to_string(), data);
             }
-            _ => node.files.push(File { name, data }),
+            _ => node.files.push(File::new(name, data)),
         }
     }
     validate(origin, &node.metadata)?;
