@@ -14,7 +14,7 @@ use super::capabilities::Capabilities;
 use super::funcs::{self, ERR_END, ERR_START, Host, Lookup};
 use super::go_json::to_engine;
 use super::objects::{CapabilitiesObject, Files};
-use super::tree::ChartNode;
+use super::tree::{ChartNode, ParseCache};
 use super::values::Values;
 
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -60,6 +60,7 @@ const NO_VALUE: &str = "<no value>";
 
 struct Renderable<'c> {
     text: Cow<'c, str>,
+    parsed: &'c ParseCache,
     scope: Map,
     base_path: String,
 }
@@ -89,8 +90,9 @@ pub fn render(
     let order = parse_order(templates.keys());
     for name in &order {
         let renderable = &templates[name];
-        set.parse(name, &renderable.text)
+        let parsed = parsed(&set, name, renderable)
             .map_err(|e| RenderError(parse_error(name, &e.message)))?;
+        set.add_parsed(&parsed);
     }
     let mut host = Host::default();
     let mut rendered = BTreeMap::new();
@@ -180,12 +182,32 @@ fn collect<'c>(
             format!("{full_path}/{}", template.name),
             Renderable {
                 text: text_of(&template.data),
+                parsed: &template.parsed,
                 scope: scope.clone(),
                 base_path: format!("{full_path}/templates"),
             },
         );
     }
     scope
+}
+
+/// The template `name` parsed: from the chart's cache when it was parsed under that name
+/// before (the same chart rendered again), else parsed now and kept for the next render.
+fn parsed(
+    set: &Templates,
+    name: &str,
+    renderable: &Renderable<'_>,
+) -> Result<gotemplate::Parsed, gotemplate::Error> {
+    if let Some((cached_name, result)) = renderable.parsed.get()
+        && cached_name == name
+    {
+        return result.clone();
+    }
+    let result = set.parse_text(name, &renderable.text);
+    // The first name a template is parsed under is kept; a chart used under two names (two
+    // aliases of one dependency) parses the other anew each time.
+    let _ = renderable.parsed.set((name.to_string(), result.clone()));
+    result
 }
 
 /// A template's bytes as text, invalid UTF-8 replaced as Go's conversion to string does. Valid
@@ -285,6 +307,55 @@ fn traceable(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn chart(templates: &[(&str, &str)]) -> ChartNode {
+        let mut files: BTreeMap<String, Vec<u8>> = templates
+            .iter()
+            .map(|(k, v)| (format!("templates/{k}"), v.as_bytes().to_vec()))
+            .collect();
+        files.insert(
+            "Chart.yaml".to_string(),
+            b"apiVersion: v2\nname: c\nversion: 0.1.0\n".to_vec(),
+        );
+        let chart = crate::chart::Chart::from_files("c", files).unwrap();
+        ChartNode::load(&chart, false).unwrap()
+    }
+
+    fn render_once(chart: &ChartNode) -> Result<BTreeMap<String, String>, RenderError> {
+        let caps = Capabilities::new(None, &[]);
+        let release = Release {
+            name: "r".to_string(),
+            namespace: "n".to_string(),
+            revision: 1,
+            is_install: true,
+            is_upgrade: false,
+        };
+        let values = Values::new();
+        render(chart, &values, &release, &caps, Arc::new(funcs::NoCluster))
+    }
+
+    #[test]
+    fn a_chart_rendered_again_reuses_its_parsed_templates_with_the_same_result() {
+        let chart = chart(&[
+            (
+                "_h.tpl",
+                r#"{{ define "h" }}name: {{ .Release.Name }}{{ end }}"#,
+            ),
+            ("a.yaml", r#"{{ include "h" . }}"#),
+        ]);
+        let first = render_once(&chart).unwrap();
+        assert!(chart.templates.iter().all(|t| t.parsed.get().is_some()));
+        assert_eq!(render_once(&chart.clone()).unwrap(), first);
+        assert_eq!(first["c/templates/a.yaml"], "name: r");
+
+        let broken = self::chart(&[("a.yaml", "{{ if }}")]);
+        let error = render_once(&broken).unwrap_err();
+        assert_eq!(render_once(&broken).unwrap_err(), error);
+        assert!(
+            error.0.starts_with("parse error at (c/templates/a.yaml:1)"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn helm_parses_deeper_templates_first() {

@@ -5,55 +5,79 @@
 /// Go's `path.Match`: `*` and `?` never match `/`; `[...]` classes with `^` negation and ranges;
 /// `\` escapes. A malformed pattern matches nothing.
 pub fn path_match(pattern: &str, name: &str) -> bool {
+    // `.helmignore` rules are matched against every path of a chart: ASCII text, the usual
+    // case, is matched on its bytes without collecting characters.
+    if pattern.is_ascii() && name.is_ascii() {
+        return go_match(pattern.as_bytes(), name.as_bytes()).unwrap_or(false);
+    }
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
     go_match(&p, &n).unwrap_or(false)
 }
 
-fn go_match(p: &[char], n: &[char]) -> Option<bool> {
+/// A character of a pattern or a name: a byte of ASCII text, or a `char`.
+trait Sym: Copy + PartialOrd {
+    fn is(self, c: char) -> bool;
+}
+
+impl Sym for u8 {
+    fn is(self, c: char) -> bool {
+        u32::from(self) == u32::from(c)
+    }
+}
+
+impl Sym for char {
+    fn is(self, c: char) -> bool {
+        self == c
+    }
+}
+
+fn go_match<T: Sym>(p: &[T], n: &[T]) -> Option<bool> {
     let (mut pi, mut ni) = (0, 0);
     // Backtracking point for the last `*`: (pattern index after it, name index it covers up to).
     let mut star: Option<(usize, usize)> = None;
     loop {
         if pi < p.len() {
-            match p[pi] {
-                '*' => {
-                    pi += 1;
-                    star = Some((pi, ni));
-                    continue;
-                }
-                '?' if ni < n.len() && n[ni] != '/' => {
+            let c = p[pi];
+            if c.is('*') {
+                pi += 1;
+                star = Some((pi, ni));
+                continue;
+            } else if c.is('?') {
+                if ni < n.len() && !n[ni].is('/') {
                     pi += 1;
                     ni += 1;
                     continue;
                 }
-                '[' if ni < n.len() => {
+            } else if c.is('[') {
+                if ni < n.len() {
                     let (matched, next) = class(p, pi + 1, n[ni], '^')?;
-                    if matched && n[ni] != '/' {
+                    if matched && !n[ni].is('/') {
                         pi = next;
                         ni += 1;
                         continue;
                     }
                 }
-                '\\' if pi + 1 < p.len() && ni < n.len() && p[pi + 1] == n[ni] => {
+            } else if c.is('\\') {
+                if pi + 1 < p.len() && ni < n.len() && p[pi + 1] == n[ni] {
                     pi += 2;
                     ni += 1;
                     continue;
                 }
-                '\\' if pi + 1 >= p.len() => return None,
-                c if c != '?' && c != '[' && c != '\\' && ni < n.len() && c == n[ni] => {
-                    pi += 1;
-                    ni += 1;
-                    continue;
+                if pi + 1 >= p.len() {
+                    return None;
                 }
-                _ => {}
+            } else if ni < n.len() && c == n[ni] {
+                pi += 1;
+                ni += 1;
+                continue;
             }
         } else if ni == n.len() {
             return Some(true);
         }
         // Mismatch: let the last `*` eat one more character, never a separator.
         match star {
-            Some((after, covered)) if covered < n.len() && n[covered] != '/' => {
+            Some((after, covered)) if covered < n.len() && !n[covered].is('/') => {
                 star = Some((after, covered + 1));
                 pi = after;
                 ni = covered + 1;
@@ -65,8 +89,8 @@ fn go_match(p: &[char], n: &[char]) -> Option<bool> {
 
 /// Matches one character against the class starting after `[`; returns whether it matched and
 /// the pattern index after `]`.
-fn class(p: &[char], mut i: usize, c: char, negation: char) -> Option<(bool, usize)> {
-    let negated = i < p.len() && (p[i] == negation || (negation == '!' && p[i] == '^'));
+fn class<T: Sym>(p: &[T], mut i: usize, c: T, negation: char) -> Option<(bool, usize)> {
+    let negated = i < p.len() && (p[i].is(negation) || (negation == '!' && p[i].is('^')));
     if negated {
         i += 1;
     }
@@ -76,21 +100,21 @@ fn class(p: &[char], mut i: usize, c: char, negation: char) -> Option<(bool, usi
         if i >= p.len() {
             return None;
         }
-        if p[i] == ']' && !first {
+        if p[i].is(']') && !first {
             i += 1;
             break;
         }
         first = false;
         let mut lo = p[i];
-        if lo == '\\' {
+        if lo.is('\\') {
             i += 1;
             lo = *p.get(i)?;
         }
         i += 1;
         let mut hi = lo;
-        if i + 1 < p.len() && p[i] == '-' && p[i + 1] != ']' {
+        if i + 1 < p.len() && p[i].is('-') && !p[i + 1].is(']') {
             hi = p[i + 1];
-            if hi == '\\' {
+            if hi.is('\\') {
                 hi = *p.get(i + 2)?;
                 i += 1;
             }

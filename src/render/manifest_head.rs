@@ -14,12 +14,23 @@
 /// when `doc` is not (or not surely) a block mapping of the simple shape described above.
 pub fn head_excerpt(doc: &str) -> Option<String> {
     let mut scanner = Scanner::default();
-    let mut offset = 0;
-    for end in memchr::memchr_iter(b'\n', doc.as_bytes()) {
-        scanner.line(&doc[offset..end], offset)?;
-        offset = end + 1;
+    let bytes = doc.as_bytes();
+    let mut pos = 0;
+    loop {
+        let end = match scanner.quick_line(doc, pos) {
+            Quick::Done(end) => end,
+            Quick::Invalid => return None,
+            Quick::General => {
+                let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(doc.len(), |i| pos + i);
+                scanner.line(&doc[pos..end], pos)?;
+                end
+            }
+        };
+        if end >= doc.len() {
+            break;
+        }
+        pos = end + 1;
     }
-    scanner.line(&doc[offset..], offset)?;
     scanner.finish(doc.len())?;
     let mut excerpt = String::new();
     for &(start, end) in &scanner.head {
@@ -99,10 +110,145 @@ impl Default for Scanner {
 
 const HEAD_KEYS: &[&str] = &["apiVersion", "kind", "metadata"];
 
+/// What [`Scanner::quick_line`] made of a line.
+enum Quick {
+    /// Read; the line ends at this byte (its `\n`, or the end of the document).
+    Done(usize),
+    /// Not a line of the common shapes: [`Scanner::line`] reads it (nothing was changed).
+    General,
+    /// A line that no YAML parser accepts where it stands.
+    Invalid,
+}
+
+/// How the quick path sees a byte of a plain scalar.
+const ORDINARY: u8 = 0;
+const COLON: u8 = 1;
+const HASH: u8 = 2;
+const NEWLINE: u8 = 3;
+const OTHER: u8 = 4;
+
+const VALUE_BYTES: [u8; 256] = {
+    let mut table = [OTHER; 256];
+    let mut c = 0x20;
+    while c < 0x7f {
+        table[c] = ORDINARY;
+        c += 1;
+    }
+    table[b':' as usize] = COLON;
+    table[b'#' as usize] = HASH;
+    table[b'\n' as usize] = NEWLINE;
+    table
+};
+
+/// The first characters of a plain scalar the quick path takes: none that starts anything else.
+const VALUE_START: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        table[c] = b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'_' | b'.' | b'/' | b'$' | b'(' | b'<' | b'=' | b'+' | b'^' | b'~'
+            );
+        c += 1;
+    }
+    table
+};
+
 impl Scanner {
+    /// The lines that make up nearly all of a rendered manifest, read in one pass over their
+    /// bytes: `key: value`, `key:`, `- value`, `- key: value` and `- key:`, where the key is
+    /// made of name characters and the value is a plain scalar of printable ASCII. They are
+    /// read as [`Scanner::line`] reads them; every other line is left to it.
+    fn quick_line(&mut self, doc: &str, pos: usize) -> Quick {
+        let b = doc.as_bytes();
+        let at = |i: usize| b.get(i).copied().unwrap_or(b'\n');
+        let indent = leading_spaces(&b[pos..]);
+        let mut i = pos + indent;
+        let ends_plain = match self.mode {
+            Mode::Lines => false,
+            Mode::Plain { parent } if indent <= parent => true,
+            _ => return Quick::General,
+        };
+        let dash = at(i) == b'-' && at(i + 1) == b' ';
+        if dash {
+            i += 2;
+            if at(i) == b' ' {
+                return Quick::General;
+            }
+        }
+        let column = i - pos;
+        let key = KEY_START[usize::from(at(i))].then(|| {
+            let mut j = i;
+            while KEY_CHARS[usize::from(at(j))] {
+                j += 1;
+            }
+            j
+        });
+        let key = key.filter(|&j| at(j) == b':' && matches!(at(j + 1), b' ' | b'\n'));
+        if let Some(j) = key {
+            let name = &b[i..j];
+            if j - i > 1000 || matches!(name, b"null" | b"Null" | b"NULL") {
+                return Quick::General;
+            }
+            i = j + 1;
+            while at(i) == b' ' {
+                i += 1;
+            }
+        } else if !dash {
+            return Quick::General;
+        }
+        let value_start = i;
+        if at(i) != b'\n' {
+            if !VALUE_START[usize::from(at(i))] {
+                return Quick::General;
+            }
+            loop {
+                match VALUE_BYTES[usize::from(at(i))] {
+                    ORDINARY => i += 1,
+                    COLON if !matches!(at(i + 1), b' ' | b'\n') => i += 1,
+                    HASH if b[i - 1] != b' ' => i += 1,
+                    NEWLINE => break,
+                    _ => return Quick::General,
+                }
+            }
+        } else if key.is_none() {
+            return Quick::General;
+        }
+        let end = i.min(b.len());
+        // Read as the general path reads it.
+        if ends_plain {
+            self.mode = Mode::Lines;
+        }
+        let kind = if dash { Kind::Seq } else { Kind::Map };
+        if self.place(indent, kind).is_none() {
+            return Quick::Invalid;
+        }
+        if self.blocks.len() == 1 && kind == Kind::Map {
+            self.top_level_key(&doc[pos + indent..end], pos);
+        }
+        if dash && key.is_some() {
+            self.blocks.push(Block {
+                indent: column,
+                kind: Kind::Map,
+            });
+        }
+        if value_start == end {
+            self.pending = Some(Pending {
+                parent: column,
+                key: true,
+            });
+        } else {
+            let parent = if key.is_some() { column } else { indent };
+            self.mode = Mode::Plain { parent };
+        }
+        Quick::Done(end)
+    }
+
     /// One line (without its `\n`) starting at byte `offset` of the document.
     fn line(&mut self, line: &str, offset: usize) -> Option<()> {
-        let indent = line.bytes().position(|b| b != b' ').unwrap_or(line.len());
+        let indent = leading_spaces(line.as_bytes());
         let rest = &line[indent..];
         // Printable ASCII, the usual case, is checked once; anything else by its characters,
         // tabs being text only inside block scalars.
@@ -388,6 +534,23 @@ fn printable(text: &str, tabs: bool) -> bool {
     })
 }
 
+/// How many spaces `bytes` starts with, counted eight at a time: the lines of a CRD's schema are
+/// indented by dozens.
+fn leading_spaces(bytes: &[u8]) -> usize {
+    const SPACES: u64 = 0x2020_2020_2020_2020;
+    let mut n = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let other = u64::from_le_bytes(word) ^ SPACES;
+        if other != 0 {
+            return n + (other.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + bytes[n..].iter().take_while(|&&b| b == b' ').count()
+}
+
 /// Whether every byte is printable ASCII (a space to `~`), eight bytes at a time: this check
 /// runs over every byte of a chart's output.
 fn plain_ascii(bytes: &[u8]) -> bool {
@@ -430,6 +593,18 @@ fn plain_stops(text: &str) -> Option<Stop> {
     memchr::memchr2_iter(b'#', b':', b).find_map(stop)
 }
 
+/// The first characters of a plain key of the simple kind.
+const KEY_START: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        table[c] = b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'/');
+        c += 1;
+    }
+    table
+};
+
 /// The characters of a plain key of the simple kind.
 const KEY_CHARS: [bool; 256] = {
     let mut table = [false; 256];
@@ -455,7 +630,7 @@ fn key_end(text: &str) -> Option<usize> {
             end
         }
         b'\'' => 1 + single_quoted_end(&text[1..])?,
-        c if c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c == b'/' => b
+        c if KEY_START[usize::from(c)] => b
             .iter()
             .position(|&c| !KEY_CHARS[usize::from(c)])
             .unwrap_or(b.len()),
@@ -622,6 +797,26 @@ mod tests {
             "kind: A\n...\n",
         ] {
             assert_eq!(head_excerpt(doc), None, "{doc:?}");
+        }
+    }
+
+    #[test]
+    fn word_at_a_time_checks_agree_with_byte_at_a_time_ones() {
+        for n in 0..20 {
+            let line = format!("{}x ", " ".repeat(n));
+            assert_eq!(leading_spaces(line.as_bytes()), n);
+            assert_eq!(leading_spaces(" ".repeat(n).as_bytes()), n);
+        }
+        for byte in 0..=255u8 {
+            for at in 0..17 {
+                let mut text = vec![b'a'; 17];
+                text[at] = byte;
+                assert_eq!(
+                    plain_ascii(&text),
+                    (0x20..0x7f).contains(&byte),
+                    "byte {byte:#x} at {at}"
+                );
+            }
         }
     }
 

@@ -185,19 +185,21 @@ fn document_slices(text: &str) -> Vec<&str> {
     let text = text.trim_start();
     let mut docs = Vec::new();
     let mut start = 0;
-    let mut line = 0;
-    let mut newlines = memchr::memchr_iter(b'\n', text.as_bytes());
-    loop {
-        if line >= start && text[line..].starts_with("---") {
-            docs.push(&text[start..line]);
-            // The rest of the separator's line belongs to the next document.
-            let after = line + 3;
-            start = text.len() - text[after..].trim_start_matches([' ', '\t']).len();
+    // Separators are lines starting with `---`: the text's start, and each "\n---".
+    let separators = text
+        .starts_with("---")
+        .then_some(0)
+        .into_iter()
+        .chain(memchr::memmem::find_iter(text.as_bytes(), b"\n---").map(|i| i + 1));
+    for line in separators {
+        // A separator inside the rest of the previous separator's line is not at a line start.
+        if line < start {
+            continue;
         }
-        match newlines.next() {
-            Some(i) => line = i + 1,
-            None => break,
-        }
+        docs.push(&text[start..line]);
+        // The rest of the separator's line belongs to the next document.
+        let after = line + 3;
+        start = text.len() - text[after..].trim_start_matches([' ', '\t']).len();
     }
     docs.push(&text[start..]);
     docs.into_iter()

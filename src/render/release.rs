@@ -73,12 +73,24 @@ pub struct Rendered {
 
 const NOTES: &str = "NOTES.txt";
 
-/// Renders `chart` with the user's values (`-f` and `--set` already merged).
-pub fn render(
+/// What Helm's engine returns for a chart: every template's output, before `helm template`
+/// or an install sorts it into manifests and hooks.
+pub struct Outputs {
+    /// The chart with its dependencies processed for the values.
+    pub chart: ChartNode,
+    pub values: Values,
+    /// Every template's output (partials excepted, NOTES included), by path.
+    pub templates: BTreeMap<String, String>,
+    pub warnings: Warnings,
+}
+
+/// Renders `chart`'s templates with the user's values (`-f` and `--set` already merged):
+/// dependencies processed, values coalesced and checked, every template executed.
+pub fn render_templates(
     chart: &ChartNode,
     user: &Values,
     options: &Options,
-) -> Result<Rendered, ReleaseError> {
+) -> Result<Outputs, ReleaseError> {
     let mut warnings = Warnings::default();
     let mut chart = chart.clone();
     dependencies::process(&mut chart, user, &mut warnings);
@@ -92,6 +104,26 @@ pub fn render(
         &options.capabilities,
         options.lookup.clone(),
     )?;
+    Ok(Outputs {
+        chart,
+        values,
+        templates,
+        warnings,
+    })
+}
+
+/// Renders `chart` with the user's values (`-f` and `--set` already merged).
+pub fn render(
+    chart: &ChartNode,
+    user: &Values,
+    options: &Options,
+) -> Result<Rendered, ReleaseError> {
+    let Outputs {
+        chart,
+        values,
+        templates,
+        warnings,
+    } = render_templates(chart, user, options)?;
     let top_notes = format!("{}/templates/{NOTES}", chart.name());
     let notes = templates.get(&top_notes).cloned().unwrap_or_default();
     let sorted = manifests::sort(templates.iter().filter(|(k, _)| !k.ends_with(NOTES)))?;

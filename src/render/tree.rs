@@ -3,7 +3,7 @@
 //! loaded. `.helmignore` applies to charts loaded from a directory, as in Helm.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -131,7 +131,25 @@ struct Requirements {
 pub struct File {
     pub name: String,
     pub data: Arc<[u8]>,
+    /// For a template: its parse, once rendered (see [`ParseCache`]).
+    pub parsed: ParseCache,
 }
+
+impl File {
+    pub fn new(name: String, data: Arc<[u8]>) -> File {
+        File {
+            name,
+            data,
+            parsed: ParseCache::default(),
+        }
+    }
+}
+
+/// A template's parse, with the name it was parsed under, kept with the loaded chart (and
+/// shared by its copies): a chart loaded once is often rendered many times (`new` renders it
+/// for several values files and Kubernetes versions, the operator on every reconcile), and
+/// its templates do not change between renders.
+pub type ParseCache = Arc<OnceLock<(String, Result<gotemplate::Parsed, gotemplate::Error>)>>;
 
 #[derive(Debug, Clone)]
 pub struct ChartNode {
@@ -163,7 +181,7 @@ impl ChartNode {
         let files = if from_directory {
             apply_helmignore(chart.name(), &chart.files)?
         } else {
-            chart.files.clone()
+            shared(&chart.files)
         };
         load_files(chart.name(), files, 0)
     }
@@ -265,11 +283,17 @@ fn is_yaml_like(name: &str) -> bool {
     name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with(".json")
 }
 
-fn load_files(
-    origin: &str,
-    files: BTreeMap<String, Vec<u8>>,
-    depth: usize,
-) -> Result<ChartNode, TreeError> {
+/// A chart's files with their contents shared, made once per load: [`File`]s keep them.
+type SharedFiles = BTreeMap<String, Arc<[u8]>>;
+
+fn shared(files: &BTreeMap<String, Vec<u8>>) -> SharedFiles {
+    files
+        .iter()
+        .map(|(k, v)| (k.clone(), Arc::from(v.as_slice())))
+        .collect()
+}
+
+fn load_files(origin: &str, files: SharedFiles, depth: usize) -> Result<ChartNode, TreeError> {
     if depth >= MAX_DEPTH {
         return Err(TreeError::TooDeep {
             chart: origin.to_string(),
@@ -297,7 +321,7 @@ fn load_files(
         files: Vec::new(),
         dependencies: Vec::new(),
     };
-    let mut subcharts: BTreeMap<String, BTreeMap<String, Vec<u8>>> = BTreeMap::new();
+    let mut subcharts: BTreeMap<String, SharedFiles> = BTreeMap::new();
     for (name, data) in files {
         match name.as_str() {
             "Chart.yaml" | "Chart.lock" | "requirements.lock" => {}
@@ -305,7 +329,7 @@ fn load_files(
                 node.values = values::from_yaml_stream(&String::from_utf8_lossy(&data))
                     .map_err(|e| bad("values.yaml", e))?;
             }
-            "values.schema.json" => node.schema = Some(data),
+            "values.schema.json" => node.schema = Some(data.to_vec()),
             "requirements.yaml" => {
                 let reqs: Requirements =
                     crate::yaml::from_str(&String::from_utf8_lossy(&data)).unwrap_or_default();
@@ -313,16 +337,10 @@ fn load_files(
                     node.metadata.dependencies = reqs.dependencies;
                 }
                 if node.metadata.api_version == "v1" {
-                    node.files.push(File {
-                        name,
-                        data: data.into(),
-                    });
+                    node.files.push(File::new(name, data));
                 }
             }
-            n if n.starts_with("templates/") => node.templates.push(File {
-                name,
-                data: data.into(),
-            }),
+            n if n.starts_with("templates/") => node.templates.push(File::new(name, data)),
             n if n.starts_with("charts/") && !n.ends_with(".prov") => {
                 let rest = &n["charts/".len()..];
                 let top = rest.split('/').next().unwrap_or_default().to_string();
@@ -331,10 +349,7 @@ fn load_files(
                     .or_default()
                     .insert(rest.to_string(), data);
             }
-            _ => node.files.push(File {
-                name,
-                data: data.into(),
-            }),
+            _ => node.files.push(File::new(name, data)),
         }
     }
     validate(origin, &node.metadata)?;
@@ -348,10 +363,10 @@ fn load_files(
             };
             let inner_origin = format!("{origin} charts/{top}");
             let entries = archive::read_entries(&inner_origin, bytes)?;
-            load_files(&inner_origin, entries, depth + 1)?
+            load_files(&inner_origin, shared(&entries), depth + 1)?
         } else {
             let prefix = format!("{top}/");
-            let inner: BTreeMap<String, Vec<u8>> = files
+            let inner: SharedFiles = files
                 .into_iter()
                 .filter_map(|(k, v)| k.strip_prefix(&prefix).map(|k| (k.to_string(), v)))
                 .collect();
@@ -474,7 +489,7 @@ fn ignored(rules: &[IgnoreRule], path: &str, is_dir: bool) -> bool {
 fn apply_helmignore(
     chart: &str,
     files: &BTreeMap<String, Vec<u8>>,
-) -> Result<BTreeMap<String, Vec<u8>>, TreeError> {
+) -> Result<SharedFiles, TreeError> {
     let mut rules = match files.get(".helmignore") {
         Some(bytes) => parse_ignore(chart, &String::from_utf8_lossy(bytes))?,
         None => Vec::new(),
@@ -484,12 +499,12 @@ fn apply_helmignore(
         .iter()
         .filter(|(path, _)| {
             // A directory that is ignored hides everything below it, as Helm's walk skips it.
-            let parts: Vec<&str> = path.split('/').collect();
-            let dir_ignored =
-                (1..parts.len()).any(|i| ignored(&rules, &parts[..i].join("/"), true));
+            let dir_ignored = path
+                .match_indices('/')
+                .any(|(i, _)| ignored(&rules, &path[..i], true));
             !dir_ignored && !ignored(&rules, path, false)
         })
-        .map(|(k, v)| (k.clone(), v.clone()))
+        .map(|(k, v)| (k.clone(), Arc::from(v.as_slice())))
         .collect())
 }
 

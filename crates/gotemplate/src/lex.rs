@@ -67,7 +67,9 @@ pub(crate) struct Item<'a> {
     pub tok: Tok,
     pub pos: usize,
     pub val: Cow<'a, str>,
-    pub line: usize,
+    /// A position on the item's line (its own start, for lexed items): the line number is
+    /// counted from it only when an error message needs it.
+    pub line_pos: usize,
 }
 
 impl std::fmt::Display for Item<'_> {
@@ -132,11 +134,6 @@ fn find_delim(text: &str, delim: &str) -> Option<usize> {
     None
 }
 
-/// Newlines in `bytes`, counted with SIMD: the lexer counts every newline of a text once.
-fn count_newlines(bytes: &[u8]) -> usize {
-    memchr::memchr_iter(b'\n', bytes).count()
-}
-
 /// The `%#U` of Go's fmt: `U+0023 '#'`.
 fn sharp_u(c: char) -> String {
     if c.is_control() {
@@ -159,7 +156,6 @@ pub(crate) fn lex(input: &str, break_ok: bool, continue_ok: bool) -> Vec<Item<'_
         continue_ok,
         left: "{{",
         right: "}}",
-        line_mark: (0, 1),
     };
     l.run();
     l.items
@@ -175,10 +171,6 @@ struct Lexer<'a> {
     continue_ok: bool,
     left: &'static str,
     right: &'static str,
-    /// A position and its line, where the last count of newlines stopped: items come in order,
-    /// so each one counts only the newlines since the previous (once over the whole input, not
-    /// once per item, which made lexing quadratic).
-    line_mark: (usize, usize),
 }
 
 enum State {
@@ -191,17 +183,6 @@ enum State {
 }
 
 impl<'a> Lexer<'a> {
-    fn line_at(&mut self, pos: usize) -> usize {
-        let pos = pos.min(self.input.len());
-        let (from, line) = match self.line_mark {
-            (mark, line) if mark <= pos => (mark, line),
-            _ => (0, 1),
-        };
-        let newlines = count_newlines(&self.input.as_bytes()[from..pos]);
-        self.line_mark = (pos, line + newlines);
-        line + newlines
-    }
-
     fn rest(&self) -> &str {
         &self.input[self.pos..]
     }
@@ -213,12 +194,11 @@ impl<'a> Lexer<'a> {
     }
 
     fn emit_val(&mut self, tok: Tok, pos: usize, val: Cow<'a, str>) {
-        let line = self.line_at(pos);
         self.items.push(Item {
             tok,
             pos,
             val,
-            line,
+            line_pos: pos,
         });
     }
 

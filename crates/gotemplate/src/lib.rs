@@ -71,7 +71,7 @@ mod value;
 
 pub use error::{Error, ErrorKind};
 pub use funcs::{Context, FuncBody, Function, Functions, Type};
-pub use template::{Limits, MissingKey, Templates};
+pub use template::{Limits, MissingKey, Parsed, Templates};
 pub use value::{Map, Object, Value};
 
 /// Parses `text` as a template named `name` with the Sprig functions and executes it on

@@ -21,9 +21,26 @@ pub(crate) struct List {
     pub nodes: Vec<Node>,
 }
 
+/// Text of a template: a part of the text it was parsed from, shared rather than copied
+/// (templates are mostly text; a chart's CRDs are megabytes of it).
+#[derive(Debug, Clone)]
+pub(crate) struct TextSpan {
+    source: Arc<str>,
+    start: usize,
+    end: usize,
+}
+
+impl std::ops::Deref for TextSpan {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.source[self.start..self.end]
+    }
+}
+
 #[derive(Debug)]
 pub(crate) enum Node {
-    Text(String),
+    Text(TextSpan),
     Action {
         pos: usize,
         pipe: Pipe,
@@ -303,14 +320,15 @@ pub(crate) fn parse(
     text: &str,
     has_func: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<Tree>, Error> {
-    let items = lex(text, !has_func("break"), !has_func("continue"));
-    let parse_name: Arc<str> = Arc::from(name);
+    // The text is kept once, shared by the trees (for error locations) and their text nodes.
     let text: Arc<str> = Arc::from(text);
+    let items = lex(&text, !has_func("break"), !has_func("continue"));
+    let parse_name: Arc<str> = Arc::from(name);
     let mut p = Parser {
         items,
         next_index: 0,
         token: Vec::new(),
-        last_line: 1,
+        last_line_pos: 0,
         vars: vec!["$".to_string()],
         range_depth: 0,
         has_func,
@@ -324,7 +342,7 @@ pub(crate) fn parse(
     p.add_tree(Tree {
         name: name.to_string(),
         parse_name,
-        text,
+        text: text.clone(),
         root,
     })?;
     // The top-level tree first; defined ones after.
@@ -341,7 +359,8 @@ struct Parser<'a> {
     next_index: usize,
     /// Pushed-back tokens, the last one is read first.
     token: Vec<Item<'a>>,
-    last_line: usize,
+    /// A position on the line of the last token read, for error messages.
+    last_line_pos: usize,
     vars: Vec<String>,
     range_depth: usize,
     has_func: &'a dyn Fn(&str) -> bool,
@@ -354,6 +373,11 @@ struct Parser<'a> {
 }
 
 type PResult<T> = Result<T, Error>;
+
+/// The 1-based line of byte `pos` of `text`.
+fn line_of(text: &str, pos: usize) -> usize {
+    1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..pos.min(text.len())]).count()
+}
 
 /// Go's `IsEmptyTree`.
 fn is_empty_list(l: &List) -> bool {
@@ -379,10 +403,10 @@ impl<'a> Parser<'a> {
                 tok: Tok::Eof,
                 pos: self.text.len(),
                 val: "".into(),
-                line: self.last_line,
+                line_pos: self.last_line_pos,
             }),
         };
-        self.last_line = item.line;
+        self.last_line_pos = item.line_pos;
         item
     }
 
@@ -414,7 +438,9 @@ impl<'a> Parser<'a> {
     fn errorf(&self, msg: String) -> Error {
         Error::parse(format!(
             "template: {}:{}: {}",
-            self.parse_name, self.last_line, msg
+            self.parse_name,
+            line_of(&self.text, self.last_line_pos),
+            msg
         ))
     }
 
@@ -523,7 +549,11 @@ impl<'a> Parser<'a> {
     fn text_or_action(&mut self) -> PResult<Parsed> {
         let t = self.next_non_space();
         match t.tok {
-            Tok::Text => Ok(Parsed::Node(Node::Text(t.val.into_owned()))),
+            Tok::Text => Ok(Parsed::Node(Node::Text(TextSpan {
+                source: self.text.clone(),
+                start: t.pos,
+                end: t.pos + t.val.len(),
+            }))),
             Tok::LeftDelim => self.action(),
             _ => Err(self.unexpected(&t, "input")),
         }
@@ -781,7 +811,7 @@ impl<'a> Parser<'a> {
             tok: Tok::Space,
             pos,
             val: " ".into(),
-            line: self.last_line,
+            line_pos: self.last_line_pos,
         })
     }
 

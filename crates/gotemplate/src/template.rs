@@ -43,6 +43,19 @@ impl Default for Limits {
     }
 }
 
+/// The templates of one parsed text (its top-level template and its `define`s), shared by
+/// every set it is added to.
+#[derive(Clone)]
+pub struct Parsed(Arc<Vec<Arc<Tree>>>);
+
+impl std::fmt::Debug for Parsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|t| &t.name))
+            .finish()
+    }
+}
+
 /// A set of templates sharing functions and options; `define` and `block` add to it.
 /// Cloning is cheap (parsed trees are shared) and makes an independent set, like Go's `Clone`.
 #[derive(Clone)]
@@ -115,6 +128,15 @@ impl Templates {
     /// a definition replaces an earlier one, and a text of only spaces and comments does not
     /// replace a template that has content.
     pub fn parse(&mut self, name: &str, text: &str) -> Result<&mut Templates, Error> {
+        let parsed = self.parse_text(name, text)?;
+        Ok(self.add_parsed(&parsed))
+    }
+
+    /// Parses `text` as the template `name` without adding it to the set: the result can be
+    /// added to this set, or to any set with functions of the same names, with
+    /// [`Templates::add_parsed`], as often as needed. (Helm parses a chart's templates anew
+    /// for every render; a program that renders one chart many times need not.)
+    pub fn parse_text(&self, name: &str, text: &str) -> Result<Parsed, Error> {
         if text.len() > self.limits.max_input {
             return Err(Error::limit(format!(
                 "template: {name}: text of {} bytes is over the limit of {} bytes",
@@ -122,19 +144,23 @@ impl Templates {
                 self.limits.max_input
             )));
         }
-        let funcs = self.funcs.clone();
-        let has = |n: &str| funcs.contains(n);
+        let has = |n: &str| self.funcs.contains(n);
         let trees = parse(name, text, &has)?;
-        for tree in trees {
-            let empty = crate::exec::is_empty_tree(&tree);
+        Ok(Parsed(Arc::new(trees.into_iter().map(Arc::new).collect())))
+    }
+
+    /// Adds the templates of a parsed text, as [`Templates::parse`] adds them.
+    pub fn add_parsed(&mut self, parsed: &Parsed) -> &mut Templates {
+        for tree in parsed.0.iter() {
+            let empty = crate::exec::is_empty_tree(tree);
             match self.trees.get(&tree.name) {
                 Some(old) if empty && !crate::exec::is_empty_tree(old) => {}
                 _ => {
-                    self.trees.insert(tree.name.clone(), Arc::new(tree));
+                    self.trees.insert(tree.name.clone(), tree.clone());
                 }
             }
         }
-        Ok(self)
+        self
     }
 
     pub fn has(&self, name: &str) -> bool {
