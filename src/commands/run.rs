@@ -40,9 +40,21 @@ pub(super) fn watch_namespace(args: &RunArgs, namespace: &str) -> String {
     }
 }
 
-async fn run_rust(ui: &Ui, args: &RunArgs, root: &Path, project: &Project) -> anyhow::Result<()> {
-    let options = connect_options(&args.cluster);
-    let cluster = Cluster::connect(&options).await?;
+/// The cluster an operator runs against, the namespace it runs in and the namespaces it
+/// watches (`WATCH_NAMESPACE`), announced as "Running {what} on this machine against ...".
+pub(super) struct Target {
+    pub cluster: Cluster,
+    pub namespace: String,
+    pub watched: String,
+}
+
+pub(super) async fn connect(
+    ui: &Ui,
+    args: &RunArgs,
+    project: &Project,
+    what: &str,
+) -> anyhow::Result<Target> {
+    let cluster = Cluster::connect(&connect_options(&args.cluster)).await?;
     let namespace = choose_namespace(
         args.namespace.as_deref(),
         project,
@@ -51,8 +63,7 @@ async fn run_rust(ui: &Ui, args: &RunArgs, root: &Path, project: &Project) -> an
     check_namespace(&namespace)?;
     let watched = watch_namespace(args, &namespace);
     ui.headline(format!(
-        "Running {} on this machine against {}, watching {}",
-        project.project_name,
+        "Running {what} on this machine against {}, watching {}",
         cluster.endpoint,
         if watched.is_empty() {
             "every namespace".to_string()
@@ -60,6 +71,19 @@ async fn run_rust(ui: &Ui, args: &RunArgs, root: &Path, project: &Project) -> an
             format!("namespace \"{watched}\"")
         }
     ));
+    Ok(Target {
+        cluster,
+        namespace,
+        watched,
+    })
+}
+
+async fn run_rust(ui: &Ui, args: &RunArgs, root: &Path, project: &Project) -> anyhow::Result<()> {
+    let Target {
+        cluster,
+        namespace,
+        watched,
+    } = connect(ui, args, project, &project.project_name).await?;
 
     let bundle = manifests::load(root, project, false)?;
     let crds: Vec<&Manifest> = bundle.all().filter(|m| m.is_crd()).collect();

@@ -10,15 +10,15 @@ use clap::Parser;
 use futures::FutureExt;
 use tokio::time::Instant;
 
-use super::cluster::{apply_stage, check_namespace, choose_namespace, connect_options};
-use super::run::watch_namespace;
+use super::cluster::{apply_stage, check_namespace};
+use super::run::{Target, connect};
 use crate::cli::{HelmRuntimeArgs, RunArgs};
 use crate::duration;
 use crate::error::usage;
 use crate::helm_runtime::controller::{self, Log, Options};
 use crate::helm_runtime::leader::{Candidate, Timing};
 use crate::helm_runtime::{probes, watches};
-use crate::kube::{Cluster, Ownership, WriteMode};
+use crate::kube::{Ownership, WriteMode};
 use crate::manifests::{self, Manifest};
 use crate::project::Project;
 use crate::ui::Ui;
@@ -57,24 +57,17 @@ async fn run_runtime(
     // The helm-operator resolves charts against its working directory, the project root here.
     let loaded = watches::load(&watches_file, root)?;
 
-    let cluster = Cluster::connect(&connect_options(&args.cluster)).await?;
-    let namespace = choose_namespace(
-        args.namespace.as_deref(),
+    let Target {
+        cluster,
+        namespace,
+        watched,
+    } = connect(
+        ui,
+        args,
         project,
-        cluster.context_namespace.as_deref(),
-    );
-    check_namespace(&namespace)?;
-    let watched = watch_namespace(args, &namespace);
-    ui.headline(format!(
-        "Running the Helm operator {} on this machine against {}, watching {}",
-        project.project_name,
-        cluster.endpoint,
-        if watched.is_empty() {
-            "every namespace".to_string()
-        } else {
-            format!("namespace \"{watched}\"")
-        }
-    ));
+        &format!("the Helm operator {}", project.project_name),
+    )
+    .await?;
     for warning in &loaded.warnings {
         ui.warn(warning);
     }
