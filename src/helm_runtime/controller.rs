@@ -462,16 +462,7 @@ impl<'a> Reconcile<'a> {
         let mut cluster = self.context.cluster.lock().await;
         let plan = match manager.sync(&mut cluster, &values).await {
             Ok(plan) => plan,
-            Err(e) => {
-                status.set(
-                    status::IRRECONCILABLE,
-                    true,
-                    status::RECONCILE_ERROR,
-                    &e.to_string(),
-                );
-                self.write_status(&status).await;
-                return Err(self.release_error(e));
-            }
+            Err(e) => return Err(self.irreconcilable(&mut status, e).await),
         };
         status.remove(status::IRRECONCILABLE);
         match plan {
@@ -529,14 +520,7 @@ impl<'a> Reconcile<'a> {
                 // failure is no longer being attempted.
                 status.remove(status::RELEASE_FAILED);
                 if let Err(e) = manager.reconcile(&mut cluster, &deployed).await {
-                    status.set(
-                        status::IRRECONCILABLE,
-                        true,
-                        status::RECONCILE_ERROR,
-                        &e.to_string(),
-                    );
-                    self.write_status(&status).await;
-                    return Err(self.release_error(e));
+                    return Err(self.irreconcilable(&mut status, e).await);
                 }
                 self.watch_dependents(&cluster, &deployed);
                 self.log(&format!("Reconciled release {}", deployed.name));
@@ -666,6 +650,19 @@ impl<'a> Reconcile<'a> {
             name: release.name.clone(),
             manifest: release.manifest.clone(),
         });
+    }
+
+    /// The release cannot be reconciled (its sync or its re-apply failed): `Irreconcilable`
+    /// is written, and the error returned.
+    async fn irreconcilable(&self, status: &mut Status, error: ManagerError) -> ControllerError {
+        status.set(
+            status::IRRECONCILABLE,
+            true,
+            status::RECONCILE_ERROR,
+            &error.to_string(),
+        );
+        self.write_status(status).await;
+        self.release_error(error)
     }
 
     async fn failed(&self, status: &mut Status, reason: &str, error: &ManagerError) {
