@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 
 scripts/setup-test-tools.sh
 
+# A test run builds once from clean: incremental caches would only double the target directory.
+export CARGO_INCREMENTAL=0
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"

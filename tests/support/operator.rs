@@ -15,6 +15,18 @@ pub fn generated_target_dir() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/generated-projects"))
 }
 
+/// The environment of every cargo run on a generated project: the shared target directory, and
+/// builds that keep that directory small. A test run links a dozen binaries of the kube, axum
+/// and tokio tree; with full debug information and incremental caches they took the disk of a
+/// CI machine. Line tables keep file and line in a backtrace.
+pub fn generated_build_env() -> [(&'static str, std::ffi::OsString); 3] {
+    [
+        ("CARGO_TARGET_DIR", generated_target_dir().into_os_string()),
+        ("CARGO_INCREMENTAL", "0".into()),
+        ("CARGO_PROFILE_DEV_DEBUG", "line-tables-only".into()),
+    ]
+}
+
 /// A process started by a test, its output in files read on failure. Dropping it kills it and
 /// its children by PID (SIGKILL), so no test leaves an operator behind.
 pub struct Running {
