@@ -1028,7 +1028,7 @@ fn chart_record(chart: &ChartNode) -> stored_release::Chart {
         }),
         templates: chart.templates.iter().map(file).collect(),
         values: chart.values.clone(),
-        schema: chart.schema.clone(),
+        schema: chart.schema.as_ref().map(|s| s.bytes().to_vec()),
         files: chart.files.iter().map(file).collect(),
         extra: Map::new(),
     }

@@ -198,16 +198,17 @@ fn parsed(
     name: &str,
     renderable: &Renderable<'_>,
 ) -> Result<gotemplate::Parsed, gotemplate::Error> {
-    if let Some((cached_name, result)) = renderable.parsed.get()
-        && cached_name == name
-    {
-        return result.clone();
-    }
-    let result = set.parse_text(name, &renderable.text);
-    // The first name a template is parsed under is kept; a chart used under two names (two
+    // Renders of one chart on other threads wait for this parse rather than repeat it. The
+    // first name a template is parsed under is kept; a chart used under two names (two
     // aliases of one dependency) parses the other anew each time.
-    let _ = renderable.parsed.set((name.to_string(), result.clone()));
-    result
+    let (cached_name, result) = renderable
+        .parsed
+        .get_or_init(|| (name.to_string(), set.parse_text(name, &renderable.text)));
+    if cached_name == name {
+        result.clone()
+    } else {
+        set.parse_text(name, &renderable.text)
+    }
 }
 
 /// A template's bytes as text, invalid UTF-8 replaced as Go's conversion to string does. Valid

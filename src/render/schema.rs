@@ -2,6 +2,9 @@
 //! rendering. Messages follow the validator Helm uses (`- at '/path': got string, want
 //! integer`); the nesting of `allOf`/`properties` groups that validator prints is flattened.
 
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
@@ -49,11 +52,49 @@ fn go_type(value: &Value) -> &'static str {
     }
 }
 
-fn validate_one(schema: &[u8], values: &Values) -> Result<(), String> {
-    let schema: Value = serde_json::from_slice(schema)
-        .map_err(|e| format!("values.schema.json is not valid JSON: {e}\n"))?;
-    let validator = jsonschema::validator_for(&schema)
-        .map_err(|e| format!("values.schema.json is not a valid JSON Schema: {e}\n"))?;
+/// A chart's `values.schema.json`: its bytes, and its validator once compiled. Compiling a
+/// large schema costs more than checking values against it, and a loaded chart is rendered
+/// many times (`new` renders it for several values files and Kubernetes versions, the
+/// operator on every reconcile), so copies of the chart share one compilation.
+#[derive(Clone)]
+pub struct Schema {
+    bytes: Arc<[u8]>,
+    compiled: Arc<OnceLock<Result<jsonschema::Validator, String>>>,
+}
+
+impl Schema {
+    pub fn new(bytes: &[u8]) -> Schema {
+        Schema {
+            bytes: bytes.into(),
+            compiled: Arc::default(),
+        }
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    fn validator(&self) -> Result<&jsonschema::Validator, String> {
+        self.compiled
+            .get_or_init(|| {
+                let schema: Value = serde_json::from_slice(&self.bytes)
+                    .map_err(|e| format!("values.schema.json is not valid JSON: {e}\n"))?;
+                jsonschema::validator_for(&schema)
+                    .map_err(|e| format!("values.schema.json is not a valid JSON Schema: {e}\n"))
+            })
+            .as_ref()
+            .map_err(String::clone)
+    }
+}
+
+impl fmt::Debug for Schema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Schema({} bytes)", self.bytes.len())
+    }
+}
+
+fn validate_one(schema: &Schema, values: &Values) -> Result<(), String> {
+    let validator = schema.validator()?;
     let instance = Value::Object(values.clone());
     let lines: Vec<String> = validator
         .iter_errors(&instance)
@@ -161,7 +202,7 @@ mod tests {
     fn messages_follow_helms_validator() {
         let schema = br#"{"type":"object","required":["must"],"properties":{"n":{"type":"integer","minimum":3},"e":{"enum":["a","b"]}}}"#;
         let values = crate::render::values::from_yaml("n: x\ne: z\n").unwrap();
-        let err = validate_one(schema, &values).unwrap_err();
+        let err = validate_one(&Schema::new(schema), &values).unwrap_err();
         assert!(err.contains("- at '': missing property 'must'"), "{err}");
         assert!(err.contains("- at '/n': got string, want integer"), "{err}");
         assert!(
@@ -170,7 +211,7 @@ mod tests {
         );
         let values = crate::render::values::from_yaml("must: 1\nn: 2\n").unwrap();
         assert_eq!(
-            validate_one(schema, &values).unwrap_err(),
+            validate_one(&Schema::new(schema), &values).unwrap_err(),
             "- at '/n': minimum: got 2, want 3\n"
         );
     }

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 use super::glob::path_match;
+use super::schema::Schema;
 use super::values::{self, Values};
 use crate::chart::{Chart, ChartError, archive};
 
@@ -155,7 +156,7 @@ pub type ParseCache = Arc<OnceLock<(String, Result<gotemplate::Parsed, gotemplat
 pub struct ChartNode {
     pub metadata: Metadata,
     pub values: Values,
-    pub schema: Option<Vec<u8>>,
+    pub schema: Option<Schema>,
     /// `templates/...`, in path order.
     pub templates: Vec<File>,
     /// Every other file (what `.Files` sees), in path order; `crds/` among them.
@@ -329,7 +330,7 @@ fn load_files(origin: &str, files: SharedFiles, depth: usize) -> Result<ChartNod
                 node.values = values::from_yaml_stream(&String::from_utf8_lossy(&data))
                     .map_err(|e| bad("values.yaml", e))?;
             }
-            "values.schema.json" => node.schema = Some(data.to_vec()),
+            "values.schema.json" => node.schema = Some(Schema::new(&data)),
             "requirements.yaml" => {
                 let reqs: Requirements =
                     crate::yaml::from_str(&String::from_utf8_lossy(&data)).unwrap_or_default();
