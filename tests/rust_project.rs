@@ -13,6 +13,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
 
 use operator_rs::names::{Group, Kind, ProjectName, Version};
 use operator_rs::scaffold::rust::{RustApi, RustProject, crd_file_name, plan};
@@ -30,8 +31,28 @@ const CLIPPY: &[&str] = &[
     "warnings",
 ];
 
+/// The generated projects of these tests share one target directory, and each has a binary
+/// named `crdgen`: cargo copies every project's build of it to the same `target/debug/crdgen`,
+/// so a test running it while another test builds its own project could run the other
+/// project's. Every cargo command and crdgen run of this file holds this lock.
+fn shared_target() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// `operator-rs generate crds <args>` in a generated project (it builds and runs crdgen).
+fn generate_crds(project: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    let _target = shared_target();
+    operator_rs(project)
+        .envs(generated_build_env())
+        .args(["generate", "crds"])
+        .args(args)
+        .assert()
+}
+
 /// `cargo <args>` in a generated project, with the shared target directory.
 fn cargo_output(project: &Path, args: &[&str]) -> Output {
+    let _target = shared_target();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     Command::new(cargo)
         .args(args)
@@ -198,10 +219,7 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
     assert_eq!(ci_crd_check(&project).code(), Some(0));
 
     // `generate crds` after a change to the types: only the CRD file changes.
-    operator_rs(&project)
-        .envs(generated_build_env())
-        .args(["generate", "crds", "--check"])
-        .assert()
+    generate_crds(&project, &["--check"])
         .success()
         .stdout(predicates::str::contains(
             "unchanged   deploy/crds/cache.example.com_memcacheds_crd.yaml",
@@ -217,10 +235,7 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
     // The CI workflow's CRD check sees the stale file too.
     assert_eq!(ci_crd_check(&project).code(), Some(1));
     let before = read_tree(&project.join("deploy"));
-    operator_rs(&project)
-        .envs(generated_build_env())
-        .args(["generate", "crds", "--check"])
-        .assert()
+    generate_crds(&project, &["--check"])
         .code(1)
         .stdout(predicates::str::contains(
             "out of date deploy/crds/cache.example.com_memcacheds_crd.yaml",
@@ -230,10 +245,7 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
         before,
         "--check changed files"
     );
-    operator_rs(&project)
-        .envs(generated_build_env())
-        .args(["generate", "crds"])
-        .assert()
+    generate_crds(&project, &[])
         .success()
         .stdout(predicates::str::contains(
             "updated     deploy/crds/cache.example.com_memcacheds_crd.yaml",
@@ -271,6 +283,7 @@ fn ci_crd_check(project: &Path) -> std::process::ExitStatus {
         .and_then(|s| s["run"].as_str())
         .expect("the workflow has a CRDs step");
     let runner_temp = tempfile::tempdir().unwrap();
+    let _target = shared_target();
     let output = Command::new("bash")
         .args(["-eo", "pipefail", "-c", script])
         .current_dir(project)
@@ -765,11 +778,7 @@ fn create_api_adds_kinds_that_build_and_run() {
         alpha_types.replacen(version_line, &format!("{version_line}{storage_false}"), 1),
     )
     .unwrap();
-    operator_rs(&project)
-        .envs(generated_build_env())
-        .args(["generate", "crds"])
-        .assert()
-        .success();
+    generate_crds(&project, &[]).success();
     operator_rs(&project)
         .args([
             "create",
