@@ -662,6 +662,18 @@ fn a_podman_push_refused_for_authentication_says_podman_login() {
     assert!(!project_file(dir.path()).contains("image:"));
 }
 
+/// The output of a `build` that must have succeeded, as (stdout, stderr); the registry's
+/// log is shown when it did not.
+fn succeeded(output: std::process::Output, registry: &Registry) -> (String, String) {
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{stdout}\n{stderr}\n{}",
+        registry.log()
+    );
+    (stdout, stderr)
+}
+
 /// The operator-rs binary under test: what `build` packages by default.
 fn operator_rs_binary() -> PathBuf {
     assert_cmd::cargo::cargo_bin("operator-rs")
@@ -688,12 +700,7 @@ fn the_operator_rs_runtime_image_runs_the_runtime() {
         .env("DOCKER_CONFIG", images.config_dir())
         .output()
         .unwrap();
-    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
-    assert!(
-        output.status.success(),
-        "{stdout}\n{stderr}\n{}",
-        registry.log()
-    );
+    let (stdout, _) = succeeded(output, &registry);
     assert!(stdout.contains(&format!("Pushed {image}")), "{stdout}");
     // The copy of the binary in the build context is gone; only PROJECT changed.
     let mut after = read_tree(&dir);
@@ -869,12 +876,7 @@ fn daemonless_runtime_image(tool: &str) {
         .envs(store.env())
         .output()
         .unwrap();
-    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
-    assert!(
-        output.status.success(),
-        "{stdout}\n{stderr}\n{}",
-        registry.log()
-    );
+    succeeded(output, &registry);
     assert!(!dir.join("build/operator-rs").exists());
     let help = run_ok(images.docker().args(["run", "--rm", &image, "--help"]));
     assert!(

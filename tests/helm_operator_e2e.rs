@@ -144,6 +144,20 @@ fn get(address: &str, path: &str) -> String {
     response
 }
 
+/// Waits until the custom resource's status says Deployed, and returns it.
+fn wait_deployed(setup: &Setup, logs: impl Fn() -> String) -> Value {
+    wait_for(
+        "status Deployed",
+        DEADLINE,
+        || {
+            setup
+                .custom_resource()
+                .filter(|cr| condition(cr, "Deployed").is_some_and(|c| c["status"] == "True"))
+        },
+        logs,
+    )
+}
+
 fn sample_cr(project: &Path) -> PathBuf {
     project.join("deploy/crds/charts.example.com_v1alpha1_helloworld_cr.yaml")
 }
@@ -186,16 +200,7 @@ fn a_custom_resource_becomes_a_release_that_follows_it_and_goes_with_it() {
     // Create: revision 1, the chart's objects, status Deployed with the NOTES, the finalizer.
     let cr_file = sample_cr(&setup.project);
     setup.kubectl_ok(&["apply", "-n", NAMESPACE, "-f", cr_file.to_str().unwrap()]);
-    let cr = wait_for(
-        "status Deployed",
-        DEADLINE,
-        || {
-            setup
-                .custom_resource()
-                .filter(|cr| condition(cr, "Deployed").is_some_and(|c| c["status"] == "True"))
-        },
-        logs,
-    );
+    let cr = wait_deployed(&setup, logs);
     let deployed = condition(&cr, "Deployed").unwrap();
     assert_eq!(deployed["reason"], "InstallSuccessful", "{cr:#}");
     assert!(
@@ -426,16 +431,7 @@ fn a_release_that_cannot_install_is_reported_and_retried_until_the_spec_is_fixed
         "-p",
         r#"{"spec":{"service":{"type":"ClusterIP","port":80}}}"#,
     ]);
-    let cr = wait_for(
-        "status Deployed",
-        DEADLINE,
-        || {
-            setup
-                .custom_resource()
-                .filter(|cr| condition(cr, "Deployed").is_some_and(|c| c["status"] == "True"))
-        },
-        logs,
-    );
+    let cr = wait_deployed(&setup, logs);
     assert!(condition(&cr, "ReleaseFailed").is_none(), "{cr:#}");
     assert!(setup.release_secret(1).is_some());
 
@@ -725,16 +721,7 @@ fn the_image_entrypoint_reconciles_without_a_project() {
 
     let cr_file = sample_cr(&setup.project);
     setup.kubectl_ok(&["apply", "-n", NAMESPACE, "-f", cr_file.to_str().unwrap()]);
-    let cr = wait_for(
-        "status Deployed",
-        DEADLINE,
-        || {
-            setup
-                .custom_resource()
-                .filter(|cr| condition(cr, "Deployed").is_some_and(|c| c["status"] == "True"))
-        },
-        logs,
-    );
+    let cr = wait_deployed(&setup, logs);
     assert_eq!(
         condition(&cr, "Deployed").unwrap()["reason"],
         "InstallSuccessful",

@@ -75,17 +75,20 @@ impl Arch {
     }
 }
 
+/// The fields of an ELF header the check needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ElfHeader {
+    pub class64: bool,
+    pub little_endian: bool,
+    pub os_abi: u8,
+    pub file_type: u16,
+    pub machine: u16,
+}
+
 /// What the first bytes of a file say it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kind {
-    /// An ELF file; the fields the check needs.
-    Elf {
-        class64: bool,
-        little_endian: bool,
-        os_abi: u8,
-        file_type: u16,
-        machine: u16,
-    },
+    Elf(ElfHeader),
     /// Not ELF; a description of what it looks like.
     Other(&'static str),
 }
@@ -94,16 +97,10 @@ impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Kind::Other(what) => f.write_str(what),
-            Kind::Elf {
-                class64,
-                little_endian,
-                os_abi,
-                file_type,
-                machine,
-            } => {
-                let bits = if *class64 { "64-bit" } else { "32-bit" };
-                let order = if *little_endian { "LSB" } else { "MSB" };
-                let file_type = match file_type {
+            Kind::Elf(elf) => {
+                let bits = if elf.class64 { "64-bit" } else { "32-bit" };
+                let order = if elf.little_endian { "LSB" } else { "MSB" };
+                let file_type = match elf.file_type {
                     1 => "relocatable object",
                     2 | 3 => "executable",
                     4 => "core dump",
@@ -112,10 +109,10 @@ impl fmt::Display for Kind {
                 write!(
                     f,
                     "an ELF {bits} {order} {file_type} for {}",
-                    machine_name(*machine)
+                    machine_name(elf.machine)
                 )?;
-                if !matches!(os_abi, 0 | 3) {
-                    write!(f, " ({})", os_abi_name(*os_abi))?;
+                if !matches!(elf.os_abi, 0 | 3) {
+                    write!(f, " ({})", os_abi_name(elf.os_abi))?;
                 }
                 Ok(())
             }
@@ -170,13 +167,13 @@ pub fn identify(bytes: &[u8]) -> Kind {
                 u16::from_be_bytes(pair)
             }
         };
-        return Kind::Elf {
+        return Kind::Elf(ElfHeader {
             class64: class == 2,
             little_endian,
             os_abi,
             file_type: half(&rest[0..2]),
             machine: half(&rest[2..4]),
-        };
+        });
     }
     let starts = |magic: &[u8]| bytes.starts_with(magic);
     Kind::Other(
@@ -201,18 +198,12 @@ pub fn identify(bytes: &[u8]) -> Kind {
 fn runs_on(kind: &Kind, arch: Arch) -> Result<(), &'static str> {
     match kind {
         Kind::Other(_) => Err("a Linux ELF executable"),
-        Kind::Elf {
-            class64,
-            little_endian,
-            os_abi,
-            file_type,
-            machine,
-        } => {
-            if !matches!(os_abi, 0 | 3) {
+        Kind::Elf(elf) => {
+            if !matches!(elf.os_abi, 0 | 3) {
                 Err("a Linux executable, not one for another system")
-            } else if !matches!(file_type, 2 | 3) {
+            } else if !matches!(elf.file_type, 2 | 3) {
                 Err("an executable, not an object file or core dump")
-            } else if !*class64 || !*little_endian || *machine != arch.elf_machine() {
+            } else if !elf.class64 || !elf.little_endian || elf.machine != arch.elf_machine() {
                 Err("an executable for the image's architecture")
             } else {
                 Ok(())
@@ -262,9 +253,9 @@ pub fn check(path: &Path, what: &str, arch: Arch) -> Result<(), RuntimeBinaryErr
     if let Err(needed) = runs_on(&kind, arch) {
         // An executable for the other architecture could go into an image for that one.
         let other_platform = match &kind {
-            Kind::Elf { machine, .. } => [Arch::Amd64, Arch::Arm64]
+            Kind::Elf(elf) => [Arch::Amd64, Arch::Arm64]
                 .into_iter()
-                .find(|a| a.elf_machine() == *machine && runs_on(&kind, *a).is_ok())
+                .find(|a| a.elf_machine() == elf.machine && runs_on(&kind, *a).is_ok())
                 .map(|a| format!(", or build for --platform linux/{}", a.platform_name()))
                 .unwrap_or_default(),
             Kind::Other(_) => String::new(),
