@@ -127,7 +127,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__build)
-            opts="-q -y -h -V --builder --push --build-arg --platform --no-cache --file --label --local --quiet --yes --help --version"
+            opts="-q -y -h -V --builder --push --build-arg --platform --no-cache --file --label --local --runtime-binary --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -150,6 +150,10 @@ _operator__rs() {
                     return 0
                     ;;
                 --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runtime-binary)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -575,7 +579,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__new)
-            opts="-q -y -h -V --type --api-version --kind --plural --helm-chart --set-chart-version --helm-chart-version --helm-chart-repo --plain-http --domain --quiet --yes --help --version"
+            opts="-q -y -h -V --type --api-version --kind --plural --helm-chart --set-chart-version --helm-chart-version --helm-chart-repo --plain-http --domain --runtime --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -615,6 +619,10 @@ _operator__rs() {
                     ;;
                 --domain)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runtime)
+                    COMPREPLY=($(compgen -W "helm-operator operator-rs" -- "${cur}"))
                     return 0
                     ;;
                 *)

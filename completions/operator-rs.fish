@@ -48,6 +48,8 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l set-char
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart-version -d 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart-repo -d 'Chart repository URL to find --helm-chart in, like `helm install --repo`' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l domain -d 'Domain for default API groups' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l runtime -d 'Helm projects: what runs the operator, the operator-framework helm-operator image or operator-rs\'s own Rust runtime [default: helm-operator]' -r -f -a "helm-operator\t'The operator-framework helm-operator image (Go)'
+operator-rs\t'operator-rs itself: its Rust Helm operator runtime, packaged with the charts'"
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l plain-http -d 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s q -l quiet -d 'Print nothing but errors'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
@@ -114,6 +116,7 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l build-
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l platform -d 'Target platform of the image, for example linux/arm64' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l file -d 'The Dockerfile, relative to the current directory [default: build/Dockerfile in the project root]' -r -F
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l label -d 'An extra image label; wins over the OCI labels operator-rs adds (repeatable)' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l runtime-binary -d 'Helm projects with the operator-rs runtime: the operator-rs binary to package, a Linux executable for --platform [default: this operator-rs]' -r -F
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l push -d 'Push the image to its registry after building it'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l no-cache -d 'Build every step again instead of reusing cached layers'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l local -d 'Rust projects: build the binary with cargo on this machine, then package it with the runtime stage of the Dockerfile only'

@@ -9,7 +9,7 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
 use crate::image::BuilderKind;
-use crate::project::ProjectType;
+use crate::project::{HelmRuntime, ProjectType};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -67,6 +67,12 @@ pub enum Command {
 
     /// Render a chart locally as `helm template` does (in a Helm project: what the operator will install for each kind's sample)
     Template(TemplateArgs),
+
+    /// The Helm operator runtime as an image's entrypoint: the helm-operator's flags, WATCH_NAMESPACE, the pod's service account (or a kubeconfig); no project needed
+    // Hidden: users run `operator-rs run`; this is what build/Dockerfile of a Helm project with
+    // `--runtime=operator-rs` starts, so it stays out of --help and the completions.
+    #[command(name = "helm-operator-runtime", hide = true)]
+    HelmOperatorRuntime(HelmRuntimeCommandArgs),
 }
 
 #[derive(Debug, Args)]
@@ -202,6 +208,10 @@ pub struct NewArgs {
     /// Domain for default API groups
     #[arg(long, default_value = "example.com")]
     pub domain: String,
+
+    /// Helm projects: what runs the operator, the operator-framework helm-operator image or operator-rs's own Rust runtime [default: helm-operator]
+    #[arg(long, value_enum, value_name = "RUNTIME")]
+    pub runtime: Option<HelmRuntime>,
 }
 
 /// How a remote `--helm-chart` is found; the same for `new` and `create api`.
@@ -263,6 +273,10 @@ pub struct BuildArgs {
     /// Rust projects: build the binary with cargo on this machine, then package it with the runtime stage of the Dockerfile only
     #[arg(long)]
     pub local: bool,
+
+    /// Helm projects with the operator-rs runtime: the operator-rs binary to package, a Linux executable for --platform [default: this operator-rs]
+    #[arg(long, value_name = "PATH")]
+    pub runtime_binary: Option<PathBuf>,
 }
 
 /// Which cluster to talk to; chosen the way kubectl chooses.
@@ -404,10 +418,10 @@ pub struct RunArgs {
 }
 
 /// The flags of the Helm operator runtime, as the helm-operator (operator-sdk v1.42) takes
-/// them, so `deploy/operator.yaml` keeps its arguments. In a Helm project they follow `--`:
-/// `operator-rs run -- --reconcile-period=30s`.
-#[derive(Debug, Parser)]
-#[command(name = "helm-operator-runtime", no_binary_name = true)]
+/// them, so `deploy/operator.yaml` keeps its arguments whichever runtime the image has. In a
+/// Helm project they follow `--` (`operator-rs run -- --reconcile-period=30s`); in an image
+/// they are the arguments of `operator-rs helm-operator-runtime`.
+#[derive(Debug, Args)]
 pub struct HelmRuntimeArgs {
     /// Path to the watches file to use
     #[arg(long, value_name = "FILE", default_value = "./watches.yaml")]
@@ -425,17 +439,41 @@ pub struct HelmRuntimeArgs {
     #[arg(long, value_name = "ADDRESS", default_value = ":8081")]
     pub health_probe_bind_address: String,
 
+    /// Accepted for the helm-operator's deploy/operator.yaml; no metrics are served yet
+    #[arg(long, value_name = "ADDRESS", default_value = "0")]
+    pub metrics_bind_address: String,
+
     /// Enable leader election: of several replicas only the holder of the Lease reconciles
     #[arg(long)]
     pub leader_elect: bool,
 
-    /// Name of the Lease used for leader election [default: the project's name]
+    /// Name of the Lease used for leader election [default: in a project, the project's name]
     #[arg(long, value_name = "NAME")]
     pub leader_election_id: Option<String>,
 
-    /// Namespace of the leader election Lease [default: the watched namespace, as `-n` chose it]
+    /// Namespace of the leader election Lease [default: the operator's namespace (`-n`, or the pod's)]
     #[arg(long, value_name = "NAMESPACE")]
     pub leader_election_namespace: Option<String>,
+}
+
+/// [`HelmRuntimeArgs`] on their own, as `operator-rs run` reads them after `--`.
+#[derive(Debug, Parser)]
+#[command(name = "helm-operator-runtime", no_binary_name = true)]
+pub struct HelmRuntimeFlags {
+    #[command(flatten)]
+    pub flags: HelmRuntimeArgs,
+}
+
+/// `operator-rs helm-operator-runtime`: the runtime's flags and, instead of a project, where
+/// the cluster is.
+#[derive(Debug, Args)]
+pub struct HelmRuntimeCommandArgs {
+    #[command(flatten)]
+    pub flags: HelmRuntimeArgs,
+
+    /// Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else the pod's service account]
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
 }
 
 /// A Go duration as `time.ParseDuration` reads it; negative ones are zero (no period).

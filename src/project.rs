@@ -29,6 +29,28 @@ impl ProjectType {
     }
 }
 
+/// What runs a Helm project's operator in the cluster, recorded in PROJECT by `new` and
+/// followed by `create api` and `build`. A PROJECT without the field is a helm-operator
+/// project: it was written before there was a choice.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum HelmRuntime {
+    /// The operator-framework helm-operator image (Go).
+    #[default]
+    HelmOperator,
+    /// operator-rs itself: its Rust Helm operator runtime, packaged with the charts.
+    OperatorRs,
+}
+
+impl HelmRuntime {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HelmRuntime::HelmOperator => "helm-operator",
+            HelmRuntime::OperatorRs => "operator-rs",
+        }
+    }
+}
+
 /// One Kind served by the project.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Resource {
@@ -55,6 +77,9 @@ pub struct Project {
     pub project_type: ProjectType,
     pub project_name: String,
     pub domain: String,
+    /// Helm projects: the operator runtime; absent means the helm-operator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<HelmRuntime>,
     /// The image of the last successful `build`, used by `deploy` when `--image` is absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
@@ -89,10 +114,16 @@ impl Project {
             project_type,
             project_name: project_name.to_string(),
             domain: domain.to_string(),
+            runtime: (project_type == ProjectType::Helm).then_some(HelmRuntime::HelmOperator),
             image: None,
             namespace: None,
             resources: Vec::new(),
         }
+    }
+
+    /// The runtime of a Helm project's operator (the helm-operator when PROJECT names none).
+    pub fn helm_runtime(&self) -> HelmRuntime {
+        self.runtime.unwrap_or_default()
     }
 
     /// The file's text, with a header saying who writes it.
@@ -167,6 +198,26 @@ mod tests {
         assert!(text.contains("type: helm"), "{text}");
         let back = Project::from_yaml(Path::new("PROJECT"), &text).unwrap();
         assert_eq!(back, project);
+    }
+
+    #[test]
+    fn a_project_without_a_runtime_is_a_helm_operator_project() {
+        let old =
+            "layout: \"1\"\ntype: helm\nprojectName: old\ndomain: example.com\nresources: []\n";
+        let project = Project::from_yaml(Path::new("PROJECT"), old).unwrap();
+        assert_eq!(project.runtime, None);
+        assert_eq!(project.helm_runtime(), HelmRuntime::HelmOperator);
+
+        let mut project = Project::new(ProjectType::Helm, "new", "example.com");
+        assert!(project.to_yaml().contains("runtime: helm-operator"));
+        project.runtime = Some(HelmRuntime::OperatorRs);
+        let text = project.to_yaml();
+        assert!(text.contains("runtime: operator-rs"), "{text}");
+        let back = Project::from_yaml(Path::new("PROJECT"), &text).unwrap();
+        assert_eq!(back.helm_runtime(), HelmRuntime::OperatorRs);
+        // A Rust project has no runtime to choose.
+        let rust = Project::new(ProjectType::Rust, "r", "example.com");
+        assert!(!rust.to_yaml().contains("runtime"));
     }
 
     #[test]

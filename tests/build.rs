@@ -8,8 +8,10 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 
-use support::build_projects::{generated_helm_project, helm_project, rust_project, write};
-use support::images::{ContainersStore, DockerImages, require, run_ok, unique};
+use support::build_projects::{
+    generated_helm_project, generated_helm_project_with, helm_project, rust_project, write,
+};
+use support::images::{ContainersStore, DockerImages, Rootfs, require, run_ok, unique};
 use support::oci;
 use support::project::read_tree;
 use support::registry::{Registry, RegistryOptions};
@@ -658,4 +660,237 @@ fn a_podman_push_refused_for_authentication_says_podman_login() {
         "{stderr}"
     );
     assert!(!project_file(dir.path()).contains("image:"));
+}
+
+/// The output of a `build` that must have succeeded, as (stdout, stderr); the registry's
+/// log is shown when it did not.
+fn succeeded(output: std::process::Output, registry: &Registry) -> (String, String) {
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{stdout}\n{stderr}\n{}",
+        registry.log()
+    );
+    (stdout, stderr)
+}
+
+/// The operator-rs binary under test: what `build` packages by default.
+fn operator_rs_binary() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("operator-rs")
+}
+
+#[test]
+fn the_operator_rs_runtime_image_runs_the_runtime() {
+    if !(require("docker") && require("docker-registry") && require("busybox")) {
+        return;
+    }
+    let registry = Registry::start();
+    // The base holds what distroless's cc image holds for us: the binary's C libraries.
+    let mut images =
+        DockerImages::with_rootfs(Rootfs::busybox_with_libraries_of(&operator_rs_binary()));
+    let parent = tempfile::tempdir().unwrap();
+    let dir = generated_helm_project_with(parent.path(), &["--runtime=operator-rs"]);
+    let before = read_tree(&dir);
+    let image = format!("{}/team/{}:v0.2.0", registry.host(), unique("runtime"));
+    images.track(&image);
+    let output = operator_rs(&dir)
+        .args(["build", &image, "--push"])
+        .arg("--build-arg")
+        .arg(format!("BASE_IMAGE={}", images.base()))
+        .env("DOCKER_CONFIG", images.config_dir())
+        .output()
+        .unwrap();
+    let (stdout, _) = succeeded(output, &registry);
+    assert!(stdout.contains(&format!("Pushed {image}")), "{stdout}");
+    // The copy of the binary in the build context is gone; only PROJECT changed.
+    let mut after = read_tree(&dir);
+    assert!(!after.contains_key("build/operator-rs"), "left behind");
+    after.remove("PROJECT");
+    let mut expected = before.clone();
+    expected.remove("PROJECT");
+    assert!(after == expected, "build changed the project");
+
+    let config = oci::config(
+        &registry.host(),
+        &repository_of(&image, &registry),
+        "v0.2.0",
+    );
+    assert_eq!(config["config"]["User"], "65532:65532", "{config}");
+    assert_eq!(config["config"]["WorkingDir"], "/opt/helm", "{config}");
+    assert_eq!(
+        config["config"]["Entrypoint"],
+        serde_json::json!(["/usr/local/bin/operator-rs", "helm-operator-runtime"]),
+        "{config}"
+    );
+    // The binary inside is the one that ran `build`, byte for byte.
+    let inside = file_in_image(&images, &image, "/usr/local/bin/operator-rs");
+    assert!(inside == std::fs::read(operator_rs_binary()).unwrap());
+
+    // The pushed image, pulled back from the registry, runs the runtime's entrypoint.
+    run_ok(images.docker().args(["rmi", &image]));
+    let help = run_ok(images.docker().args(["run", "--rm", &image, "--help"]));
+    assert!(
+        help.contains("Usage: operator-rs helm-operator-runtime"),
+        "{help}"
+    );
+    for flag in [
+        "--watches-file",
+        "--leader-election-id",
+        "--metrics-bind-address",
+    ] {
+        assert!(help.contains(flag), "{flag}: {help}");
+    }
+    // Without a cluster it says so and stops, as a non-root user reading watches.yaml from
+    // its working directory.
+    let output = images
+        .docker()
+        .args(["run", "--rm", &image, "--health-probe-bind-address=0"])
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("not running inside a cluster"), "{stderr}");
+}
+
+#[test]
+fn a_runtime_binary_that_cannot_run_in_the_image_is_refused_before_anything_runs() {
+    let bin = tempfile::tempdir().unwrap();
+    let marker = bin.path().join("docker-was-run");
+    recording_docker(bin.path(), &marker);
+    let parent = tempfile::tempdir().unwrap();
+    let dir = generated_helm_project_with(parent.path(), &["--runtime=operator-rs"]);
+    let before = read_tree(&dir);
+    let script = bin.path().join("operator-rs.sh");
+    std::fs::write(&script, "#!/bin/sh\necho hi\n").unwrap();
+    // The header of a 64-bit arm64 Linux executable, and nothing else.
+    let mut arm = vec![0u8; 64];
+    arm[..8].copy_from_slice(b"\x7fELF\x02\x01\x01\x00");
+    arm[16..20].copy_from_slice(&[3, 0, 183, 0]);
+    let arm_path = bin.path().join("operator-rs-arm64");
+    std::fs::write(&arm_path, &arm).unwrap();
+    let exe = operator_rs_binary();
+    let cases: Vec<(Vec<String>, Vec<String>)> = vec![
+        (
+            vec!["--runtime-binary".into(), script.display().to_string()],
+            vec![
+                script.display().to_string(),
+                "it is a script".into(),
+                "needs a Linux ELF executable".into(),
+            ],
+        ),
+        (
+            vec!["--runtime-binary".into(), arm_path.display().to_string()],
+            vec![
+                arm_path.display().to_string(),
+                "aarch64 (arm64)".into(),
+                "linux/amd64".into(),
+                "--platform linux/arm64".into(),
+            ],
+        ),
+        (
+            vec!["--platform".into(), "linux/arm64".into()],
+            vec![
+                format!("this operator-rs {}", exe.display()),
+                "x86_64 (amd64)".into(),
+                "linux/arm64 needs an executable for the image's architecture".into(),
+                "aarch64-unknown-linux-gnu".into(),
+            ],
+        ),
+        (
+            vec!["--platform".into(), "windows/amd64".into()],
+            vec!["runs Linux".into()],
+        ),
+        (
+            vec!["--runtime-binary".into(), "/no/such/operator-rs".into()],
+            vec!["cannot read --runtime-binary /no/such/operator-rs".into()],
+        ),
+    ];
+    // Only where this is the machine these tests are written for.
+    let cases = if cfg!(target_arch = "x86_64") {
+        cases
+    } else {
+        cases.into_iter().skip(3).collect()
+    };
+    for (args, fragments) in cases {
+        let output = operator_rs(&dir)
+            .args(["build", "demo:v1"])
+            .args(&args)
+            .env("PATH", bin.path())
+            .output()
+            .unwrap();
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        for fragment in fragments {
+            assert!(
+                stderr.contains(&fragment),
+                "{args:?}: {fragment:?} not in {stderr}"
+            );
+        }
+        assert!(!marker.exists(), "{args:?} ran docker");
+        assert!(read_tree(&dir) == before, "{args:?} changed the project");
+    }
+
+    // A helm-operator project packages no operator-rs: --runtime-binary is refused too.
+    let other = tempfile::tempdir().unwrap();
+    let helm_operator = generated_helm_project(other.path());
+    let output = operator_rs(&helm_operator)
+        .args(["build", "demo:v1", "--runtime-binary"])
+        .arg(&exe)
+        .env("PATH", bin.path())
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("runtime: operator-rs"), "{stderr}");
+    assert!(!marker.exists());
+
+    // The fake works: a binary that can run reaches it, and its copy is gone afterwards.
+    operator_rs(&dir)
+        .args(["build", "demo:v1", "--runtime-binary"])
+        .arg(&exe)
+        .env("PATH", bin.path())
+        .assert()
+        .success();
+    assert!(marker.exists());
+    assert!(!dir.join("build/operator-rs").exists());
+}
+
+/// podman and buildah package the operator-rs runtime too; the image they push runs in the
+/// Docker Engine, pulled from the registry.
+fn daemonless_runtime_image(tool: &str) {
+    if !(require(tool) && require("docker") && require("docker-registry") && require("busybox")) {
+        return;
+    }
+    let registry = Registry::start();
+    let rootfs = || Rootfs::busybox_with_libraries_of(&operator_rs_binary());
+    let store = ContainersStore::with_rootfs(tool, rootfs());
+    let mut images = DockerImages::with_rootfs(rootfs());
+    let parent = tempfile::tempdir().unwrap();
+    let dir = generated_helm_project_with(parent.path(), &["--runtime=operator-rs"]);
+    let image = format!("{}/team/{}:v3", registry.host(), unique(tool));
+    images.track(&image);
+    let output = operator_rs(&dir)
+        .args(["build", &image, "--push", "--builder", tool])
+        .arg("--build-arg")
+        .arg(format!("BASE_IMAGE={}", store.base()))
+        .envs(store.env())
+        .output()
+        .unwrap();
+    succeeded(output, &registry);
+    assert!(!dir.join("build/operator-rs").exists());
+    let help = run_ok(images.docker().args(["run", "--rm", &image, "--help"]));
+    assert!(
+        help.contains("Usage: operator-rs helm-operator-runtime"),
+        "{help}"
+    );
+}
+
+#[test]
+fn podman_builds_the_operator_rs_runtime_image() {
+    daemonless_runtime_image("podman");
+}
+
+#[test]
+fn buildah_builds_the_operator_rs_runtime_image() {
+    daemonless_runtime_image("buildah");
 }

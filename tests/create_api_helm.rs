@@ -388,3 +388,37 @@ fn outside_a_project_says_how_to_start_one() {
     );
     assert!(std::fs::read_dir(work.path()).unwrap().next().is_none());
 }
+
+#[test]
+fn a_second_kind_keeps_the_operator_rs_runtime() {
+    let work = tempfile::tempdir().unwrap();
+    operator_rs(work.path())
+        .args(["new", "demo", "--type=helm", "--runtime=operator-rs"])
+        .arg("--helm-chart")
+        .arg(shared_chart("hello-world"))
+        .assert()
+        .success();
+    let project = work.path().join("demo");
+    let dockerfile = std::fs::read(project.join("build/Dockerfile")).unwrap();
+    operator_rs(&project)
+        .args(["create", "api", "--kind=Alerts", "--helm-chart"])
+        .arg(shared_chart("alertmanager"))
+        .assert()
+        .success();
+    let project_file = std::fs::read_to_string(project.join("PROJECT")).unwrap();
+    assert!(
+        project_file.contains("\nruntime: operator-rs\n"),
+        "{project_file}"
+    );
+    assert!(project_file.contains("kind: Alerts"), "{project_file}");
+    // The image recipe is the runtime's still: the new chart goes in with helm-charts/.
+    assert_eq!(
+        std::fs::read(project.join("build/Dockerfile")).unwrap(),
+        dockerfile
+    );
+    let watches = std::fs::read_to_string(project.join("watches.yaml")).unwrap();
+    assert!(
+        watches.contains("chart: helm-charts/alertmanager"),
+        "{watches}"
+    );
+}

@@ -144,6 +144,20 @@ fn get(address: &str, path: &str) -> String {
     response
 }
 
+/// Waits until the custom resource's status says Deployed, and returns it.
+fn wait_deployed(setup: &Setup, logs: impl Fn() -> String) -> Value {
+    wait_for(
+        "status Deployed",
+        DEADLINE,
+        || {
+            setup
+                .custom_resource()
+                .filter(|cr| condition(cr, "Deployed").is_some_and(|c| c["status"] == "True"))
+        },
+        logs,
+    )
+}
+
 fn sample_cr(project: &Path) -> PathBuf {
     project.join("deploy/crds/charts.example.com_v1alpha1_helloworld_cr.yaml")
 }
@@ -186,16 +200,7 @@ fn a_custom_resource_becomes_a_release_that_follows_it_and_goes_with_it() {
     // Create: revision 1, the chart's objects, status Deployed with the NOTES, the finalizer.
     let cr_file = sample_cr(&setup.project);
     setup.kubectl_ok(&["apply", "-n", NAMESPACE, "-f", cr_file.to_str().unwrap()]);
-    let cr = wait_for(
-        "status Deployed",
-        DEADLINE,
-        || {
-            setup
-                .custom_resource()
-                .filter(|cr| condition(cr, "Deployed").is_some_and(|c| c["status"] == "True"))
-        },
-        logs,
-    );
+    let cr = wait_deployed(&setup, logs);
     let deployed = condition(&cr, "Deployed").unwrap();
     assert_eq!(deployed["reason"], "InstallSuccessful", "{cr:#}");
     assert!(
@@ -426,16 +431,7 @@ fn a_release_that_cannot_install_is_reported_and_retried_until_the_spec_is_fixed
         "-p",
         r#"{"spec":{"service":{"type":"ClusterIP","port":80}}}"#,
     ]);
-    let cr = wait_for(
-        "status Deployed",
-        DEADLINE,
-        || {
-            setup
-                .custom_resource()
-                .filter(|cr| condition(cr, "Deployed").is_some_and(|c| c["status"] == "True"))
-        },
-        logs,
-    );
+    let cr = wait_deployed(&setup, logs);
     assert!(condition(&cr, "ReleaseFailed").is_none(), "{cr:#}");
     assert!(setup.release_secret(1).is_some());
 
@@ -622,4 +618,157 @@ fn rss_kib(pid: u32) -> u64 {
         .and_then(|v| v.split_whitespace().next())
         .and_then(|v| v.parse().ok())
         .unwrap()
+}
+
+/// The image's entrypoint, `operator-rs helm-operator-runtime`, as a real process outside any
+/// project: the arguments of deploy/operator.yaml, WATCH_NAMESPACE, and a kubeconfig in place
+/// of the pod's service account (whose namespace the context's stands in for). No CRD is
+/// applied by it (`deploy` does that), so kubectl applies it first.
+#[test]
+fn the_image_entrypoint_reconciles_without_a_project() {
+    let setup = Setup::new();
+    let crd = setup
+        .project
+        .join("deploy/crds/charts.example.com_helloworlds_crd.yaml");
+    setup.kubectl_ok(&["apply", "--server-side", "-f", crd.to_str().unwrap()]);
+    setup.kubectl_ok(&[
+        "wait",
+        "--for=condition=Established",
+        "--timeout=60s",
+        "crd/helloworlds.charts.example.com",
+    ]);
+    // Charts resolve against the working directory, as in the helm-operator's image; here the
+    // process runs elsewhere, so the project's watches.yaml names its chart absolutely.
+    let watches = setup.project.join("watches.yaml");
+    let chart = setup.project.join("helm-charts/hello-world");
+    let text = std::fs::read_to_string(&watches).unwrap().replace(
+        "  chart: helm-charts/hello-world\n",
+        &format!("  chart: {}\n", chart.display()),
+    );
+    std::fs::write(&watches, text).unwrap();
+    let kubeconfig = setup.home.path().join("pod-kubeconfig");
+    let token = std::fs::read_to_string(setup.server.kubeconfig()).unwrap();
+    let token = token
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("token: "))
+        .expect("the server's kubeconfig has a token")
+        .to_string();
+    setup
+        .server
+        .write_kubeconfig(&kubeconfig, &token, Some(NAMESPACE));
+    let elsewhere = tempfile::tempdir().unwrap();
+
+    let operator_yaml =
+        std::fs::read_to_string(setup.project.join("deploy/operator.yaml")).unwrap();
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("operator-rs"));
+    command
+        .current_dir(elsewhere.path())
+        .arg("helm-operator-runtime")
+        .arg("--watches-file")
+        .arg(&watches)
+        .args([
+            // deploy/operator.yaml's arguments, the probe port aside (tests share the machine).
+            "--leader-elect",
+            "--leader-election-id=hello-world-operator",
+            "--health-probe-bind-address=127.0.0.1:0",
+            "--metrics-bind-address=:8080",
+            "--reconcile-period=0",
+        ])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", setup.home.path())
+        .env("NO_COLOR", "1")
+        .env("KUBECONFIG", &kubeconfig)
+        .env("WATCH_NAMESPACE", NAMESPACE);
+    for argument in [
+        "--leader-elect",
+        "--leader-election-id=hello-world-operator",
+        "--metrics-bind-address=:8080",
+    ] {
+        assert!(operator_yaml.contains(argument), "{operator_yaml}");
+    }
+    let run = Running::spawn("operator-rs helm-operator-runtime", &mut command);
+    let logs = || run.logs();
+    wait_for(
+        "the runtime to lead and watch HelloWorld",
+        DEADLINE,
+        || {
+            run.assert_running();
+            let stderr = run.stderr();
+            (stderr.contains("Became the leader")
+                && stderr.contains("Watching resource charts.example.com/v1alpha1 HelloWorld"))
+            .then_some(())
+        },
+        logs,
+    );
+    // The Lease is in the operator's own namespace (in a pod: its service account's).
+    let lease = setup
+        .object("coordination.k8s.io", "leases", "hello-world-operator")
+        .expect("the Lease in the operator's namespace");
+    assert!(lease["spec"]["holderIdentity"].is_string(), "{lease:#}");
+    assert!(
+        run.stdout().contains("watching namespace(s) demo"),
+        "{}",
+        run.logs()
+    );
+    assert!(
+        run.stderr().contains("serves no metrics yet"),
+        "{}",
+        run.logs()
+    );
+    let probes = wait_for("the probe address", DEADLINE, || probe_address(&run), logs);
+    assert!(get(&probes, "/readyz").ends_with("ok"));
+
+    let cr_file = sample_cr(&setup.project);
+    setup.kubectl_ok(&["apply", "-n", NAMESPACE, "-f", cr_file.to_str().unwrap()]);
+    let cr = wait_deployed(&setup, logs);
+    assert_eq!(
+        condition(&cr, "Deployed").unwrap()["reason"],
+        "InstallSuccessful",
+        "{cr:#}"
+    );
+    let secret = setup.release_secret(1).expect("release revision 1");
+    assert_eq!(secret["metadata"]["labels"]["status"], "deployed");
+    assert!(setup.object("apps", "deployments", CR).is_some());
+    // Nothing was written where it ran.
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+
+    run.signal("TERM");
+    let status = run.wait_exit(DEADLINE);
+    assert!(status.success(), "{status}\n{}", run.logs());
+}
+
+#[test]
+fn the_image_entrypoint_refuses_what_it_cannot_run_before_connecting() {
+    let home = tempfile::tempdir().unwrap();
+    for (args, env, fragment) in [
+        (&["--leader-elect"][..], "", "--leader-election-id"),
+        (&["--reconcile-period=5"][..], "", "missing unit"),
+        (&[][..], "Not_A_Namespace", "DNS-1123"),
+    ] {
+        let output = Command::new(assert_cmd::cargo::cargo_bin("operator-rs"))
+            .current_dir(home.path())
+            .arg("helm-operator-runtime")
+            .args(args)
+            .env_clear()
+            .env("HOME", home.path())
+            .env("WATCH_NAMESPACE", env)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(fragment), "{args:?}: {stderr}");
+    }
+    // No watches file where it runs: named, before any cluster is looked for.
+    let output = Command::new(assert_cmd::cargo::cargo_bin("operator-rs"))
+        .current_dir(home.path())
+        .arg("helm-operator-runtime")
+        .env_clear()
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("watches.yaml"), "{stderr}");
+    assert!(!stderr.contains("kubeconfig"), "{stderr}");
 }

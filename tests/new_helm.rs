@@ -687,3 +687,106 @@ fn tgz_with_raw_entry(name: &str) -> Vec<u8> {
     builder.append(&header, &b"evil"[..]).unwrap();
     builder.into_inner().unwrap().finish().unwrap()
 }
+
+#[test]
+fn the_operator_rs_runtime_is_recorded_and_packaged() {
+    let work = tempfile::tempdir().unwrap();
+    let output = operator_rs(work.path())
+        .args([
+            "new",
+            "--type=helm",
+            "--runtime=operator-rs",
+            "--helm-chart",
+        ])
+        .arg(shared_chart("hello-world"))
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
+    assert!(stdout.contains("Runtime: operator-rs"), "{stdout}");
+    let project = work.path().join("hello-world-operator");
+    let tree = read_tree(&project);
+    let text = |path: &str| String::from_utf8_lossy(&tree[path]).into_owned();
+
+    let project_file = text("PROJECT");
+    assert!(
+        project_file.contains("\nruntime: operator-rs\n"),
+        "{project_file}"
+    );
+    // The image is operator-rs itself on a small non-root base, never the helm-operator.
+    let dockerfile = text("build/Dockerfile");
+    for expected in [
+        "ARG BASE_IMAGE=gcr.io/distroless/cc-debian12:nonroot\nFROM ${BASE_IMAGE}\n",
+        "COPY watches.yaml ${HOME}/watches.yaml\n",
+        "COPY helm-charts/ ${HOME}/helm-charts/\n",
+        "COPY build/operator-rs /usr/local/bin/operator-rs\n",
+        "WORKDIR ${HOME}\n",
+        "USER 65532:65532\n",
+        "ENTRYPOINT [\"/usr/local/bin/operator-rs\", \"helm-operator-runtime\"]\n",
+    ] {
+        assert!(
+            dockerfile.contains(expected),
+            "{expected:?} not in:\n{dockerfile}"
+        );
+    }
+    assert!(!dockerfile.contains("quay.io"), "{dockerfile}");
+    // The copy `build` makes is never committed.
+    assert!(text(".gitignore").contains("\n/build/operator-rs\n"));
+
+    // operator.yaml keeps the helm-operator's arguments: both runtimes take them.
+    let helm_operator_work = tempfile::tempdir().unwrap();
+    let other = new_hello_world(helm_operator_work.path(), "helm-operator");
+    let args = |operator_yaml: &str| -> Vec<String> {
+        let object: serde_json::Value = operator_rs::yaml::from_str(operator_yaml).unwrap();
+        serde_json::from_value(object["spec"]["template"]["spec"]["containers"][0]["args"].clone())
+            .unwrap()
+    };
+    let theirs = std::fs::read_to_string(other.join("deploy/operator.yaml")).unwrap();
+    assert_eq!(args(&text("deploy/operator.yaml")), args(&theirs));
+    judge_manifests(&project);
+}
+
+/// `new` of the hello-world chart with `--runtime=RUNTIME`, in `work`.
+fn new_hello_world(work: &Path, runtime: &str) -> std::path::PathBuf {
+    let output = operator_rs(work)
+        .args(["new", "--type=helm", &format!("--runtime={runtime}")])
+        .arg("--helm-chart")
+        .arg(shared_chart("hello-world"))
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
+    assert_eq!(
+        stdout.contains("Runtime: operator-rs"),
+        runtime == "operator-rs",
+        "{stdout}"
+    );
+    work.join("hello-world-operator")
+}
+
+#[test]
+fn a_runtime_is_a_helm_projects_choice_among_two() {
+    let none = |_: &Path| {};
+    assert_refused(
+        &["new", "--type=helm", "--kind=Memcached", "--runtime=go"],
+        none,
+        2,
+        &["'go'", "--runtime", "helm-operator", "operator-rs"],
+    );
+    assert_refused(
+        &["new", "--kind=Memcached", "--runtime=operator-rs"],
+        none,
+        2,
+        &["--runtime=operator-rs", "Rust project", "--type=helm"],
+    );
+    // The default is the helm-operator, written down.
+    let work = tempfile::tempdir().unwrap();
+    operator_rs(work.path())
+        .args(["new", "--type=helm", "--kind=Memcached"])
+        .assert()
+        .success();
+    let project_file =
+        std::fs::read_to_string(work.path().join("memcached-operator/PROJECT")).unwrap();
+    assert!(
+        project_file.contains("\nruntime: helm-operator\n"),
+        "{project_file}"
+    );
+}

@@ -271,10 +271,7 @@ fn a_helm_projects_runtime_flags_are_checked_before_any_connection() {
     for (args, fragment) in [
         (&["run", "--", "--reconcile-period=5"][..], "missing unit"),
         (&["run", "--release"][..], "drop --release"),
-        (
-            &["run", "--", "--metrics-bind-address=:8080"][..],
-            "--metrics-bind-address",
-        ),
+        (&["run", "--", "--no-such-flag"][..], "--no-such-flag"),
         (
             &["run", "--", "--health-probe-bind-address=here"][..],
             "HOST:PORT",

@@ -9,8 +9,9 @@ use indicatif::ProgressBar;
 
 use crate::cli::BuildArgs;
 use crate::error::usage;
+use crate::image::runtime_binary::{self, Arch};
 use crate::image::{BuildRequest, Builder, ImageRef, Stream, labels, local, steps};
-use crate::project::{self, ProjectError, ProjectType};
+use crate::project::{self, HelmRuntime, Project, ProjectError, ProjectType};
 use crate::ui::Ui;
 
 /// How wide the step text in the spinner may get before it is shortened.
@@ -58,6 +59,7 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
             dockerfile.display()
         )));
     }
+    let runtime_binary = runtime_binary_to_package(&args, &project)?;
     let created =
         labels::build_time(std::env::var("SOURCE_DATE_EPOCH").ok().as_deref()).map_err(usage)?;
 
@@ -92,6 +94,11 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
     } else {
         None
     };
+    // Copied only now that every check passed; removed when `staged` drops, success or not.
+    let staged = match &runtime_binary {
+        Some(binary) => Some(runtime_binary::stage(binary, &root).map_err(|e| output.fail(e))?),
+        None => None,
+    };
     let (context, dockerfile) = match &local_context {
         Some(local) => (local.path().to_path_buf(), local.dockerfile()),
         None => (root.clone(), dockerfile),
@@ -118,6 +125,7 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
     }
     output.finish();
     drop(local_context);
+    drop(staged);
 
     ui.info(format!("Built {image} with {}", builder.kind()));
     if args.push {
@@ -135,6 +143,62 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The operator-rs binary a Helm project with the operator-rs runtime packages, checked to
+/// run in the image; `None` for projects whose image packages no operator-rs.
+fn runtime_binary_to_package(
+    args: &BuildArgs,
+    project: &Project,
+) -> anyhow::Result<Option<PathBuf>> {
+    let packages_runtime = project.project_type == ProjectType::Helm
+        && project.helm_runtime() == HelmRuntime::OperatorRs;
+    if !packages_runtime {
+        if let Some(path) = &args.runtime_binary {
+            return Err(usage(format!(
+                "--runtime-binary {}: only a Helm project with `runtime: operator-rs` in PROJECT packages an operator-rs binary, and {} is a {} project{}",
+                path.display(),
+                project.project_name,
+                project.project_type.as_str(),
+                if project.project_type == ProjectType::Helm {
+                    " run by the helm-operator image"
+                } else {
+                    ""
+                }
+            )));
+        }
+        return Ok(None);
+    }
+    let arch = match &args.platform {
+        Some(platform) => Arch::from_platform(platform).map_err(usage)?,
+        None => Arch::host().ok_or_else(|| {
+            usage(format!(
+                "this machine's architecture ({}) has no operator-rs runtime image: pass --platform linux/amd64 or linux/arm64 with a --runtime-binary for it",
+                std::env::consts::ARCH
+            ))
+        })?,
+    };
+    let (path, what) = match &args.runtime_binary {
+        Some(path) => (
+            std::env::current_dir()
+                .context("cannot read the current directory")?
+                .join(path),
+            "--runtime-binary",
+        ),
+        None => (
+            std::env::current_exe().context(
+                "cannot find the path of this operator-rs binary; pass --runtime-binary PATH",
+            )?,
+            "this operator-rs",
+        ),
+    };
+    runtime_binary::check(&path, what, arch).map_err(|e| match e {
+        runtime_binary::RuntimeBinaryError::Read { .. }
+        | runtime_binary::RuntimeBinaryError::CannotRun(_)
+        | runtime_binary::RuntimeBinaryError::NotExecutable { .. } => usage(e),
+        other => other.into(),
+    })?;
+    Ok(Some(path))
 }
 
 /// Where the builder's output goes: on a terminal a spinner with the current step and a log

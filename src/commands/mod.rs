@@ -7,6 +7,7 @@ mod create_api;
 mod create_api_rust;
 mod deploy;
 mod generate;
+mod helm_operator_runtime;
 mod helm_project;
 mod inputs;
 mod new;
@@ -31,5 +32,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Generate(command) => generate::run(&ui, command),
         Command::Template(args) => template::run(&ui, args),
         Command::Run(args) => run::run(&ui, args),
+        Command::HelmOperatorRuntime(args) => helm_operator_runtime::run(&ui, args),
     }
 }

@@ -8,12 +8,18 @@ use crate::chart::Chart;
 use crate::cli::NewArgs;
 use crate::error::usage;
 use crate::names::{self, ProjectName};
-use crate::project::{Project, ProjectType, Resource};
+use crate::project::{HelmRuntime, Project, ProjectType, Resource};
 use crate::scaffold::{self, FilePlan, helm::HelmApi};
 use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: NewArgs) -> anyhow::Result<()> {
     let domain = names::parse_domain(&args.domain).map_err(usage)?;
+    if let (ProjectType::Rust, Some(runtime)) = (args.project_type, args.runtime) {
+        return Err(usage(format!(
+            "--runtime={} chooses what runs a Helm project's operator, but this is a Rust project, whose operator is its own binary: drop --runtime, or pass --type=helm",
+            runtime.as_str()
+        )));
+    }
     match args.project_type {
         ProjectType::Helm => new_helm(ui, &args, &domain),
         ProjectType::Rust => super::new_rust::run(ui, &args, &domain),
@@ -34,7 +40,13 @@ fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
     let chart_dir = format!("helm-charts/{}", chart.name());
     let (planned, chart_written) = std::thread::scope(|scope| {
         let writer = scope.spawn(|| staging.write_tree(&chart_dir, &chart.files));
-        let planned = helm_plan(&name, domain, &api, &chart);
+        let planned = helm_plan(
+            &name,
+            domain,
+            &api,
+            &chart,
+            args.runtime.unwrap_or_default(),
+        );
         (planned, writer.join())
     });
     let (mut plan, project, summary) = planned?;
@@ -47,7 +59,15 @@ fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
     plan.add(crate::project::PROJECT_FILE, project.to_yaml());
     staging.write_plan(&plan).map_err(write_error)?;
     staging.finish().map_err(write_error)?;
-    report(ui, &name, &api, &chart, &plan, &summary);
+    report(
+        ui,
+        &name,
+        &api,
+        &chart,
+        &plan,
+        &summary,
+        project.helm_runtime(),
+    );
     Ok(())
 }
 
@@ -79,6 +99,7 @@ fn helm_plan(
     domain: &str,
     api: &ApiNames,
     chart: &Chart,
+    runtime: HelmRuntime,
 ) -> anyhow::Result<(FilePlan, Project, HelmSummary)> {
     let mut warnings = Vec::new();
     // The role and the CRD schema are derived from different parts of the chart: side by side.
@@ -107,6 +128,7 @@ fn helm_plan(
     };
     let project_spec = scaffold::helm::HelmProject {
         name: name.to_string(),
+        runtime,
         apis: vec![helm_api],
         rbac: helm_project::role_spec(
             name.as_str(),
@@ -118,6 +140,7 @@ fn helm_plan(
     let plan = scaffold::helm::plan(&project_spec)?;
 
     let mut project = Project::new(ProjectType::Helm, name.as_str(), domain);
+    project.runtime = Some(runtime);
     project.resources.push(Resource {
         group: api.group.to_string(),
         version: api.version.to_string(),
@@ -141,6 +164,7 @@ fn report(
     chart: &Chart,
     plan: &FilePlan,
     summary: &HelmSummary,
+    runtime: HelmRuntime,
 ) {
     ui.headline(format!("Created Helm operator project {name} in ./{name}"));
     ui.info(format!(
@@ -169,6 +193,9 @@ fn report(
         "  {own_files} files, plus the chart in helm-charts/{}",
         chart.name()
     ));
+    if runtime == HelmRuntime::OperatorRs {
+        ui.info("  Runtime: operator-rs (build/Dockerfile packages this operator-rs binary with the charts)");
+    }
     ui.info("");
     ui.info("Next:");
     ui.info(format!("  cd {name}"));

@@ -3,6 +3,7 @@
 //! flags after `--`, its log lines streaming to stderr, until Ctrl-C or SIGTERM, which let the
 //! reconciles in flight finish (a second Ctrl-C stops at once).
 
+use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -12,13 +13,14 @@ use tokio::time::Instant;
 
 use super::cluster::{apply_stage, check_namespace};
 use super::run::{Target, connect};
-use crate::cli::{HelmRuntimeArgs, RunArgs};
+use crate::cli::{HelmRuntimeArgs, HelmRuntimeFlags, RunArgs};
 use crate::duration;
 use crate::error::usage;
 use crate::helm_runtime::controller::{self, Log, Options};
 use crate::helm_runtime::leader::{Candidate, Timing};
+use crate::helm_runtime::watches::Watch;
 use crate::helm_runtime::{probes, watches};
-use crate::kube::{Ownership, WriteMode};
+use crate::kube::{Cluster, Ownership, WriteMode};
 use crate::manifests::{self, Manifest};
 use crate::project::Project;
 use crate::ui::Ui;
@@ -30,26 +32,43 @@ pub fn run(ui: &Ui, args: &RunArgs, root: &Path, project: &Project) -> anyhow::R
             root.display()
         )));
     }
-    let flags = HelmRuntimeArgs::try_parse_from(&args.operator_args).map_err(|e| {
-        usage(format!(
-            "the Helm operator runtime's arguments (after `--`): {}",
-            e.render().to_string().trim_end()
-        ))
-    })?;
-    let probe_address = probes::parse_address(&flags.health_probe_bind_address)
-        .map_err(|e| usage(format!("--health-probe-bind-address: {e}")))?;
-    // Reconciles render charts on blocking threads and talk to the API server meanwhile.
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(run_runtime(ui, args, &flags, probe_address, root, project))
+    let flags = HelmRuntimeFlags::try_parse_from(&args.operator_args)
+        .map_err(|e| {
+            usage(format!(
+                "the Helm operator runtime's arguments (after `--`): {}",
+                e.render().to_string().trim_end()
+            ))
+        })?
+        .flags;
+    let probe_address = probe_address(&flags)?;
+    multi_thread_runtime()?.block_on(run_in_project(
+        ui,
+        args,
+        &flags,
+        probe_address,
+        root,
+        project,
+    ))
 }
 
-async fn run_runtime(
+/// The probe address of `--health-probe-bind-address`, checked before anything runs.
+pub(super) fn probe_address(flags: &HelmRuntimeArgs) -> anyhow::Result<Option<SocketAddr>> {
+    probes::parse_address(&flags.health_probe_bind_address)
+        .map_err(|e| usage(format!("--health-probe-bind-address: {e}")))
+}
+
+/// Reconciles render charts on blocking threads and talk to the API server meanwhile.
+pub(super) fn multi_thread_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
+}
+
+async fn run_in_project(
     ui: &Ui,
     args: &RunArgs,
     flags: &HelmRuntimeArgs,
-    probe_address: Option<std::net::SocketAddr>,
+    probe_address: Option<SocketAddr>,
     root: &Path,
     project: &Project,
 ) -> anyhow::Result<()> {
@@ -86,11 +105,74 @@ async fn run_runtime(
     )
     .await?;
 
+    let lease = flags.leader_elect.then(|| Lease {
+        namespace: flags
+            .leader_election_namespace
+            .clone()
+            .unwrap_or_else(|| namespace.clone()),
+        name: flags
+            .leader_election_id
+            .clone()
+            .unwrap_or_else(|| project.project_name.clone()),
+    });
+    operate(
+        ui,
+        Operator {
+            cluster,
+            flags,
+            probe_address,
+            watches: loaded.entries,
+            namespaces: split_namespaces(&watched),
+            lease,
+        },
+    )
+    .await
+}
+
+/// The Lease of leader election.
+pub(super) struct Lease {
+    pub namespace: String,
+    pub name: String,
+}
+
+/// Everything the runtime needs once the cluster is reached and the watches are read, the
+/// same for `operator-rs run` and for an image's `operator-rs helm-operator-runtime`.
+pub(super) struct Operator<'a> {
+    pub cluster: Cluster,
+    pub flags: &'a HelmRuntimeArgs,
+    pub probe_address: Option<SocketAddr>,
+    pub watches: Vec<Watch>,
+    /// `WATCH_NAMESPACE` split; empty for every namespace.
+    pub namespaces: Vec<String>,
+    /// `Some` with `--leader-elect`.
+    pub lease: Option<Lease>,
+}
+
+/// Runs the controllers of every watch until a stop signal (or a lost Lease): probes first,
+/// then leadership when asked for, then the reconciles.
+pub(super) async fn operate(ui: &Ui, operator: Operator<'_>) -> anyhow::Result<()> {
+    let Operator {
+        cluster,
+        flags,
+        probe_address,
+        watches,
+        namespaces,
+        lease,
+    } = operator;
+    if let Some(lease) = &lease {
+        check_namespace(&lease.namespace)?;
+    }
+    if flags.metrics_bind_address != "0" {
+        ui.warn(format!(
+            "--metrics-bind-address={}: operator-rs's Helm runtime serves no metrics yet; the flag is accepted so that deploy/operator.yaml runs unchanged",
+            flags.metrics_bind_address
+        ));
+    }
     let probes = match probe_address {
         Some(address) => {
             let listener = probes::bind(address).await.map_err(|e| {
                 anyhow::anyhow!(
-                    "cannot listen on {address} for /healthz and /readyz: {e} (choose another with `-- --health-probe-bind-address=127.0.0.1:PORT`, or 0 to turn it off)"
+                    "cannot listen on {address} for /healthz and /readyz: {e} (choose another with --health-probe-bind-address=127.0.0.1:PORT, or 0 to turn it off)"
                 )
             })?;
             ui.info(format!(
@@ -109,8 +191,8 @@ async fn run_runtime(
         );
     });
     let options = Options {
-        watches: loaded.entries,
-        namespaces: split_namespaces(&watched),
+        watches,
+        namespaces,
         reconcile_period: flags.reconcile_period,
         max_concurrent_reconciles: flags.max_concurrent_reconciles.map_or_else(
             || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -121,24 +203,16 @@ async fn run_runtime(
     ui.info("The operator runs (Ctrl-C stops it)");
     let stop = stop_signal(log.clone()).boxed().shared();
     let mut leadership = None;
-    if flags.leader_elect {
-        let lease_namespace = flags
-            .leader_election_namespace
-            .clone()
-            .unwrap_or_else(|| namespace.clone());
-        check_namespace(&lease_namespace)?;
-        let lease = flags
-            .leader_election_id
-            .clone()
-            .unwrap_or_else(|| project.project_name.clone());
+    if let Some(lease) = &lease {
         let identity = identity();
         log(&format!(
-            "Waiting for leadership: Lease {lease_namespace}/{lease} as {identity}"
+            "Waiting for leadership: Lease {}/{} as {identity}",
+            lease.namespace, lease.name
         ));
         let candidate = Candidate::new(
             cluster.client().clone(),
-            &lease_namespace,
-            &lease,
+            &lease.namespace,
+            &lease.name,
             &identity,
             Timing::default(),
             log.clone(),
@@ -193,7 +267,7 @@ fn identity() -> String {
 }
 
 /// `WATCH_NAMESPACE`'s form: comma-separated names, empty for every namespace.
-fn split_namespaces(text: &str) -> Vec<String> {
+pub(super) fn split_namespaces(text: &str) -> Vec<String> {
     text.split(',')
         .map(str::trim)
         .filter(|n| !n.is_empty())
@@ -246,17 +320,20 @@ mod tests {
 
     #[test]
     fn runtime_flags_are_the_helm_operators() {
-        let flags = HelmRuntimeArgs::try_parse_from([
+        let flags = HelmRuntimeFlags::try_parse_from([
             "--watches-file=w.yaml",
             "--reconcile-period=30s",
             "--max-concurrent-reconciles",
             "4",
+            "--metrics-bind-address=:8080",
         ])
-        .unwrap();
+        .unwrap()
+        .flags;
         assert_eq!(flags.watches_file, Path::new("w.yaml"));
         assert_eq!(flags.reconcile_period, std::time::Duration::from_secs(30));
         assert_eq!(flags.max_concurrent_reconciles, Some(4));
         assert_eq!(flags.health_probe_bind_address, ":8081");
-        assert!(HelmRuntimeArgs::try_parse_from(["--reconcile-period=5"]).is_err());
+        assert_eq!(flags.metrics_bind_address, ":8080");
+        assert!(HelmRuntimeFlags::try_parse_from(["--reconcile-period=5"]).is_err());
     }
 }

@@ -7,6 +7,7 @@ pub mod labels;
 pub mod local;
 pub(crate) mod process;
 mod reference;
+pub mod runtime_binary;
 pub mod steps;
 
 pub use builder::{

@@ -7,12 +7,18 @@ use serde::Serialize;
 use super::templates::{self, TemplateError};
 use super::{FilePlan, common};
 use crate::chart::Chart;
+use crate::project::HelmRuntime;
 use crate::schema::SpecSchema;
 
 /// The helm-operator image the generated Dockerfile builds on: the newest v1 release whose
 /// tag we could confirm (operator-sdk v1.42.3, June 2026), with the flags `deploy/operator.yaml` passes.
 pub const HELM_OPERATOR_VERSION: &str = "v1.42.3";
 pub const HELM_OPERATOR_IMAGE: &str = "quay.io/operator-framework/helm-operator:v1.42.3";
+
+/// The base image of the operator-rs runtime's Dockerfile: small, with a numeric non-root
+/// user, and with the C libraries the operator-rs binary is linked against (`ldd` names
+/// libc, libm, libgcc_s and the loader), which distroless's "cc" variant carries.
+pub const OPERATOR_RS_BASE_IMAGE: &str = "gcr.io/distroless/cc-debian12:nonroot";
 
 /// One Kind served by a chart.
 pub struct HelmApi<'a> {
@@ -28,6 +34,7 @@ pub struct HelmApi<'a> {
 
 pub struct HelmProject<'a> {
     pub name: String,
+    pub runtime: HelmRuntime,
     pub apis: Vec<HelmApi<'a>>,
     pub rbac: RoleSpec,
 }
@@ -118,6 +125,7 @@ pub const PLAN_TEMPLATES: &[&str] = &[
     "helm/README.md.tera",
     "helm/watches.yaml.tera",
     "helm/build/Dockerfile.tera",
+    "helm/build/Dockerfile-operator-rs.tera",
     "helm/deploy/operator.yaml.tera",
     "helm/deploy/role.yaml.tera",
     "helm/deploy/crd.yaml.tera",
@@ -138,6 +146,8 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
     let mut context = role_context(role);
     context.insert("helm_operator_image", HELM_OPERATOR_IMAGE);
     context.insert("helm_operator_version", HELM_OPERATOR_VERSION);
+    context.insert("operator_rs_base_image", OPERATOR_RS_BASE_IMAGE);
+    context.insert("runtime", project.runtime.as_str());
     let watches: Vec<WatchEntry> = project.apis.iter().map(WatchEntry::from).collect();
     context.insert("apis", &watches);
     let crd_files: Vec<String> = project.apis.iter().map(crd_file_name).collect();
@@ -153,7 +163,7 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
     );
     plan.add(
         "build/Dockerfile",
-        templates::render("helm/build/Dockerfile.tera", &context)?,
+        templates::render(dockerfile_template(project.runtime), &context)?,
     );
     plan.add(
         "deploy/operator.yaml",
@@ -165,6 +175,14 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
         add_api_files(&mut plan, api)?;
     }
     Ok(plan)
+}
+
+/// The image's recipe: the helm-operator image, or the operator-rs binary on a small base.
+fn dockerfile_template(runtime: HelmRuntime) -> &'static str {
+    match runtime {
+        HelmRuntime::HelmOperator => "helm/build/Dockerfile.tera",
+        HelmRuntime::OperatorRs => "helm/build/Dockerfile-operator-rs.tera",
+    }
 }
 
 /// `deploy/crds/<group>_<plural>_crd.yaml`

@@ -70,9 +70,16 @@ pub fn write(dir: &Path, relative: &str, text: &str) {
 
 /// A real Helm project made by `operator-rs new` from the shared hello-world chart, in `parent`.
 pub fn generated_helm_project(parent: &Path) -> PathBuf {
+    generated_helm_project_with(parent, &[])
+}
+
+/// [`generated_helm_project`] with more arguments for `new` (`--runtime=operator-rs`).
+pub fn generated_helm_project_with(parent: &Path, args: &[&str]) -> PathBuf {
     let chart = super::project::shared_chart("hello-world");
     super::project::operator_rs(parent)
-        .args(["new", "--type=helm", "--yes", "--quiet", "--helm-chart"])
+        .args(["new", "--type=helm", "--yes", "--quiet"])
+        .args(args)
+        .arg("--helm-chart")
         .arg(chart)
         .assert()
         .success();

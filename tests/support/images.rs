@@ -65,6 +65,32 @@ pub struct Rootfs {
 
 impl Rootfs {
     pub fn busybox() -> Rootfs {
+        Rootfs::busybox_with(&[])
+    }
+
+    /// busybox plus the shared libraries `ldd` lists for `binary`, at the same paths: a base
+    /// image like distroless's "cc" for a dynamically linked Rust binary, made from this
+    /// machine's files since nothing can be pulled.
+    pub fn busybox_with_libraries_of(binary: &Path) -> Rootfs {
+        let listing = run_ok(Command::new("ldd").arg(binary));
+        let libraries: Vec<PathBuf> = listing
+            .split_whitespace()
+            .filter(|word| word.starts_with('/'))
+            .map(PathBuf::from)
+            .collect();
+        assert!(
+            libraries
+                .iter()
+                .any(|l| l.to_string_lossy().contains("libc.so")),
+            "ldd {}: {listing}",
+            binary.display()
+        );
+        Rootfs::busybox_with(&libraries)
+    }
+
+    /// busybox and the files `extra` (absolute paths, symbolic links followed), each at its
+    /// own path.
+    fn busybox_with(extra: &[PathBuf]) -> Rootfs {
         let busybox = ["/bin/busybox", "/usr/bin/busybox"]
             .into_iter()
             .map(Path::new)
@@ -73,7 +99,18 @@ impl Rootfs {
         let dir = tempfile::tempdir().unwrap();
         let tarball = dir.path().join("rootfs.tar");
         let mut builder = tar::Builder::new(std::fs::File::create(&tarball).unwrap());
-        for directory in ["bin/", "tmp/"] {
+        let mut directories: std::collections::BTreeSet<String> =
+            ["bin/".to_string(), "tmp/".to_string()].into();
+        for file in extra {
+            let relative = file.strip_prefix("/").unwrap();
+            for parent in relative.ancestors().skip(1) {
+                if !parent.as_os_str().is_empty() {
+                    directories.insert(format!("{}/", parent.display()));
+                }
+            }
+        }
+        // Sorted, so every parent comes before its children.
+        for directory in &directories {
             let mut header = tar::Header::new_gnu();
             header.set_entry_type(tar::EntryType::Directory);
             header.set_mode(if directory == "tmp/" { 0o1777 } else { 0o755 });
@@ -82,13 +119,21 @@ impl Rootfs {
                 .append_data(&mut header, directory, std::io::empty())
                 .unwrap();
         }
-        let bytes = std::fs::read(busybox).unwrap();
-        let mut header = tar::Header::new_gnu();
-        header.set_mode(0o755);
-        header.set_size(bytes.len() as u64);
-        builder
-            .append_data(&mut header, "bin/busybox", bytes.as_slice())
-            .unwrap();
+        let mut files = vec![(PathBuf::from("bin/busybox"), busybox.to_path_buf())];
+        files.extend(
+            extra
+                .iter()
+                .map(|f| (f.strip_prefix("/").unwrap().to_path_buf(), f.clone())),
+        );
+        for (inside, source) in files {
+            let bytes = std::fs::read(&source).unwrap();
+            let mut header = tar::Header::new_gnu();
+            header.set_mode(0o755);
+            header.set_size(bytes.len() as u64);
+            builder
+                .append_data(&mut header, inside, bytes.as_slice())
+                .unwrap();
+        }
         for applet in ["sh", "ls", "cat", "echo", "false", "true"] {
             let mut header = tar::Header::new_gnu();
             header.set_entry_type(tar::EntryType::Symlink);
@@ -114,7 +159,11 @@ pub struct DockerImages {
 
 impl DockerImages {
     pub fn new() -> DockerImages {
-        let rootfs = Rootfs::busybox();
+        DockerImages::with_rootfs(Rootfs::busybox())
+    }
+
+    /// With a base image made of `rootfs` (see [`Rootfs::busybox_with_libraries_of`]).
+    pub fn with_rootfs(rootfs: Rootfs) -> DockerImages {
         let base = format!("operator-rs-test/{}:latest", unique("base"));
         run_ok(
             Command::new("docker")
@@ -192,6 +241,11 @@ pub struct ContainersStore {
 impl ContainersStore {
     /// Creates the store and imports the base image with `tool` ("podman" or "buildah").
     pub fn new(tool: &str) -> ContainersStore {
+        ContainersStore::with_rootfs(tool, Rootfs::busybox())
+    }
+
+    /// With a base image made of `rootfs` (see [`Rootfs::busybox_with_libraries_of`]).
+    pub fn with_rootfs(tool: &str, rootfs: Rootfs) -> ContainersStore {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         std::fs::write(
@@ -217,7 +271,6 @@ impl ContainersStore {
             dir,
             base: "localhost/operator-rs-test/base:latest".to_string(),
         };
-        let rootfs = Rootfs::busybox();
         match tool {
             "podman" => {
                 run_ok(
