@@ -262,6 +262,12 @@ fn exec_error(name: &str, error: &gotemplate::Error) -> String {
     let mut chain: Vec<String> = Vec::new();
     let mut current = message.as_str();
     while let Some(entry) = traceable(current) {
+        // Go wraps a function's own error (`error calling NAME: %w`); unwrapping down to it
+        // finds a text that is no template error, and Helm then shows Go's message as it is.
+        let entry = match entry {
+            Traceable::PlainCall => return message.clone(),
+            Traceable::Level(entry) => entry,
+        };
         if chain.last() != Some(&entry) {
             chain.push(entry);
         }
@@ -277,11 +283,18 @@ fn exec_error(name: &str, error: &gotemplate::Error) -> String {
     chain.concat().trim().to_string()
 }
 
-/// One level of Helm's TraceableError, formatted.
-fn traceable(text: &str) -> Option<String> {
+enum Traceable {
+    /// One level of Helm's TraceableError, formatted.
+    Level(String),
+    /// A level whose cause is a function's error that is not a template's.
+    PlainCall,
+}
+
+/// One level of Helm's TraceableError.
+fn traceable(text: &str) -> Option<Traceable> {
     let rest = text.strip_prefix("template: ")?;
     if rest.starts_with("no template ") {
-        return Some(format!("{text}\n"));
+        return Some(Traceable::Level(format!("{text}\n")));
     }
     let cut = |m: &str| -> String {
         match m.find(" template:") {
@@ -295,13 +308,23 @@ fn traceable(text: &str) -> Option<String> {
         && let Some(after_at) = after_function.strip_prefix(" at <")
         && let Some((location, message)) = after_at.split_once(">: ")
     {
-        return Some(format!(
+        if let Some(called) = message.strip_prefix("error calling ")
+            && called
+                .split_once(": ")
+                .is_some_and(|(_, cause)| !cause.starts_with("template: "))
+        {
+            return Some(Traceable::PlainCall);
+        }
+        return Some(Traceable::Level(format!(
             "{template}\n  executing \"{function}\" at <{location}>:\n    {}\n",
             cut(message)
-        ));
+        )));
     }
     let (template, message) = rest.rsplit_once(": ")?;
-    Some(format!("{template}\n  {}\n", cut(message)))
+    Some(Traceable::Level(format!(
+        "{template}\n  {}\n",
+        cut(message)
+    )))
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ pub fn from_engine(value: &Value) -> serde_json::Value {
             .map(serde_json::Value::Number)
             .unwrap_or(serde_json::Value::Null),
         Value::String(s) => serde_json::Value::String(s.clone()),
+        Value::Bytes(b) => serde_json::Value::String(base64_text(b)),
         Value::List(items) => serde_json::Value::Array(items.iter().map(from_engine).collect()),
         Value::Map(map) => serde_json::Value::Object(
             map.entries()
@@ -48,6 +49,12 @@ pub fn from_engine(value: &Value) -> serde_json::Value {
             .map(|v| from_engine(&v))
             .unwrap_or(serde_json::Value::Null),
     }
+}
+
+/// encoding/json's text of a `[]byte`: standard base64 with padding.
+fn base64_text(b: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(b)
 }
 
 /// Go's JSON text of a value (`json.Marshal`); `None` where Go fails (NaN, infinities).
@@ -64,6 +71,7 @@ fn write_json(value: &Value, out: &mut String) -> Option<()> {
         Value::Int(i) => out.push_str(&i.to_string()),
         Value::Float(f) => out.push_str(&json_float(*f)?),
         Value::String(s) => write_json_string(s, out),
+        Value::Bytes(b) => write_json_string(&base64_text(b), out),
         Value::List(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -152,6 +160,7 @@ pub fn yaml_node(value: &Value) -> Option<Node> {
             Node::from_float(*f)
         }
         Value::String(s) => Node::Str(s.clone()),
+        Value::Bytes(b) => Node::Str(base64_text(b)),
         Value::List(items) => Node::Seq(items.iter().map(yaml_node).collect::<Option<_>>()?),
         Value::Map(map) => Node::Map(
             map.entries()
@@ -171,6 +180,8 @@ pub fn yaml_node_direct(value: &Value) -> Node {
     match value {
         Value::Float(f) => Node::Float(*f),
         Value::List(items) => Node::Seq(items.iter().map(yaml_node_direct).collect()),
+        // go-yaml v3 writes a []byte as the sequence of its numbers.
+        Value::Bytes(b) => Node::Seq(b.iter().map(|x| Node::Int(x.to_string())).collect()),
         Value::Map(map) => Node::Map(
             map.entries()
                 .iter()

@@ -233,6 +233,13 @@ impl Encoder {
             Value::Int(i) => self.out.push_str(&i.to_string()),
             Value::Float(f) => self.out.push_str(&float(*f)),
             Value::String(s) => self.out.push_str(&quoted(s)),
+            // The encoder sees a []byte as an array of integers.
+            Value::Bytes(b) => {
+                let numbers: Vec<String> = b.iter().map(u8::to_string).collect();
+                self.out.push('[');
+                self.out.push_str(&numbers.join(", "));
+                self.out.push(']');
+            }
             Value::List(items) => {
                 self.out.push('[');
                 for (i, item) in items.iter().enumerate() {

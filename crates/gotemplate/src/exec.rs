@@ -323,6 +323,11 @@ impl State<'_, '_> {
                     items.push((Value::from(i), Ev::boxed(x.clone())));
                 }
             }
+            Some(Value::Bytes(bytes)) => {
+                for (i, x) in Value::byte_items(bytes).into_iter().enumerate() {
+                    items.push((Value::from(i), Ev::concrete(x)));
+                }
+            }
             Some(Value::Map(m)) => {
                 for (k, x) in m.entries() {
                     items.push((Value::String(k), Ev::boxed(x)));

@@ -53,6 +53,21 @@ pub fn quote_ascii(s: &str) -> String {
     quote_with(s, '"', true)
 }
 
+/// Go's `strconv.Quote` (`QuoteToASCII` with `ascii_only`) of bytes that may not be UTF-8:
+/// each byte of an invalid sequence is written `\xNN`.
+pub fn quote_bytes(b: &[u8], ascii_only: bool) -> String {
+    let mut out = String::from('"');
+    for chunk in b.utf8_chunks() {
+        let valid = quote_with(chunk.valid(), '"', ascii_only);
+        out.push_str(&valid[1..valid.len() - 1]);
+        for x in chunk.invalid() {
+            out.push_str(&format!("\\x{x:02x}"));
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// Go's `strconv.QuoteRune`.
 pub fn quote_rune(c: char) -> String {
     quote_with(&c.to_string(), '\'', false)
@@ -283,6 +298,16 @@ fn write_value(out: &mut String, v: &Value, depth: usize) {
         Value::Int(i) => out.push_str(&i.to_string()),
         Value::Float(f) => out.push_str(&format_float_v(*f)),
         Value::String(s) => out.push_str(s),
+        Value::Bytes(b) => {
+            out.push('[');
+            for (i, x) in b.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(&x.to_string());
+            }
+            out.push(']');
+        }
         Value::List(l) => {
             out.push('[');
             for (i, x) in l.iter().enumerate() {
@@ -523,24 +548,62 @@ fn fmt_string(s: &str, verb: char, f: &Flags) -> String {
                 f.pad(quote(&s))
             }
         }
+        'x' | 'X' => fmt_hex(s.as_bytes(), verb, f),
+        _ => f.pad(s),
+    }
+}
+
+/// `%x` and `%X` of a string's or a `[]byte`'s bytes (the precision is already applied).
+fn fmt_hex(bytes: &[u8], verb: char, f: &Flags) -> String {
+    let mut out = String::new();
+    for (i, b) in bytes.iter().enumerate() {
+        if f.space && i > 0 {
+            out.push(' ');
+        }
+        if f.sharp && (f.space || i == 0) {
+            out.push_str(if verb == 'x' { "0x" } else { "0X" });
+        }
+        if verb == 'x' {
+            out.push_str(&format!("{b:02x}"));
+        } else {
+            out.push_str(&format!("{b:02X}"));
+        }
+    }
+    f.pad(out)
+}
+
+/// Go's `fmtBytes`: `%s`, `%q`, `%x` and `%X` print a `[]byte` as text; other verbs print its
+/// elements, each a `uint8`, between brackets.
+fn fmt_bytes(out: &mut String, b: &[u8], verb: char, f: &Flags) {
+    match verb {
+        // Text that is not UTF-8 cannot be written as it is; `%q` escapes it as Go does.
+        'q' if !f.sharp && std::str::from_utf8(b).is_err() => {
+            out.push_str(&f.pad(quote_bytes(b, f.plus)))
+        }
+        's' | 'q' => out.push_str(&fmt_string(&String::from_utf8_lossy(b), verb, f)),
         'x' | 'X' => {
-            let mut out = String::new();
-            for (i, b) in s.bytes().enumerate() {
-                if f.space && i > 0 {
+            let b = match f.prec {
+                Some(p) => &b[..p.min(b.len())],
+                None => b,
+            };
+            out.push_str(&fmt_hex(b, verb, f));
+        }
+        _ => {
+            out.push('[');
+            for (i, &x) in b.iter().enumerate() {
+                if i > 0 {
                     out.push(' ');
                 }
-                if f.sharp && (f.space || i == 0) {
-                    out.push_str(if verb == 'x' { "0x" } else { "0X" });
-                }
-                if verb == 'x' {
-                    out.push_str(&format!("{b:02x}"));
-                } else {
-                    out.push_str(&format!("{b:02X}"));
+                match verb {
+                    'v' | 'd' => out.push_str(&fmt_integer(i64::from(x), 'd', f)),
+                    'b' | 'o' | 'O' | 'c' | 'U' => {
+                        fmt_value(out, &Value::Int(i64::from(x)), verb, f, 0)
+                    }
+                    _ => out.push_str(&format!("%!{verb}(uint8={x})")),
                 }
             }
-            f.pad(out)
+            out.push(']');
         }
-        _ => f.pad(s),
     }
 }
 
@@ -587,6 +650,7 @@ fn fmt_value(out: &mut String, v: &Value, verb: char, f: &Flags, depth: usize) {
             'v' | 's' | 'q' | 'x' | 'X' => out.push_str(&fmt_string(s, verb, f)),
             _ => out.push_str(&bad_verb(verb, v)),
         },
+        Value::Bytes(b) => fmt_bytes(out, b, verb, f),
         Value::List(l) => {
             out.push('[');
             for (i, x) in l.iter().enumerate() {
@@ -802,6 +866,13 @@ fn go_syntax(v: &Value) -> String {
                 s + ".0"
             }
         }
+        Value::Bytes(b) => format!(
+            "[]byte{{{}}}",
+            b.iter()
+                .map(|x| format!("{x:#x}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Value::List(l) => format!(
             "[]interface {{}}{{{}}}",
             l.iter().map(go_syntax).collect::<Vec<_>>().join(", ")

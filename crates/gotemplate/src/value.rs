@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use base64::Engine as _;
+
 use crate::error::Error;
 
 /// A template value.
@@ -22,6 +24,9 @@ pub enum Value {
     /// Go's `float64`.
     Float(f64),
     String(String),
+    /// Go's `[]byte` (`[]uint8`), as Helm's `.Files.GetBytes` returns it: printed as a list of
+    /// numbers, as text by `%s` and Sprig's `toString`, base64 in JSON and YAML.
+    Bytes(Arc<[u8]>),
     /// Go's `[]interface{}`.
     List(Arc<Vec<Value>>),
     /// Go's `map[string]interface{}`: shared and mutable.
@@ -190,6 +195,7 @@ impl Value {
             Value::Int(i) => *i != 0,
             Value::Float(f) => *f != 0.0,
             Value::String(s) => !s.is_empty(),
+            Value::Bytes(b) => !b.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.is_empty(),
             Value::Object(_) => true,
@@ -204,6 +210,7 @@ impl Value {
             Value::Int(_) => "int".into(),
             Value::Float(_) => "float64".into(),
             Value::String(_) => "string".into(),
+            Value::Bytes(_) => "[]uint8".into(),
             Value::List(_) => "[]interface {}".into(),
             Value::Map(m) => m
                 .type_name()
@@ -221,7 +228,7 @@ impl Value {
             Value::Int(_) => "int",
             Value::Float(_) => "float64",
             Value::String(_) => "string",
-            Value::List(_) => "slice",
+            Value::List(_) | Value::Bytes(_) => "slice",
             Value::Map(_) => "map",
             Value::Object(o) => {
                 if o.type_name().starts_with('*') {
@@ -249,6 +256,16 @@ impl Value {
             Value::Map(m) => Some(m),
             _ => None,
         }
+    }
+
+    pub fn bytes(b: impl Into<Arc<[u8]>>) -> Value {
+        Value::Bytes(b.into())
+    }
+
+    /// The elements of a `[]byte` as Go's reflection sees them, one number per byte (Go's are
+    /// `uint8`s; here they are ints).
+    pub fn byte_items(b: &[u8]) -> Vec<Value> {
+        b.iter().map(|&x| Value::Int(i64::from(x))).collect()
     }
 
     pub fn as_list(&self) -> Option<&[Value]> {
@@ -285,6 +302,7 @@ impl Value {
             (Value::Int(a), Value::Int(b)) => a == b,
             (Value::Float(a), Value::Float(b)) => a == b,
             (Value::String(a), Value::String(b)) => a == b,
+            (Value::Bytes(a), Value::Bytes(b)) => a == b,
             (Value::List(a), Value::List(b)) => {
                 a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.deep_equal(y))
             }
@@ -330,6 +348,10 @@ impl Value {
                 .map(serde_json::Value::Number)
                 .unwrap_or(serde_json::Value::Null),
             Value::String(s) => serde_json::Value::String(s.clone()),
+            // Go's encoding/json writes a []byte as its base64 text.
+            Value::Bytes(b) => {
+                serde_json::Value::String(base64::engine::general_purpose::STANDARD.encode(b))
+            }
             Value::List(l) => serde_json::Value::Array(l.iter().map(Value::to_json).collect()),
             Value::Map(m) => serde_json::Value::Object(
                 m.read()
@@ -353,6 +375,7 @@ impl fmt::Debug for Value {
             Value::Int(i) => write!(f, "{i}"),
             Value::Float(x) => write!(f, "{x:?}"),
             Value::String(s) => write!(f, "{s:?}"),
+            Value::Bytes(b) => write!(f, "{b:?}"),
             Value::List(l) => f.debug_list().entries(l.iter()).finish(),
             Value::Map(m) => m.fmt(f),
             Value::Object(o) => write!(f, "{}({})", o.type_name(), o.format()),
@@ -405,6 +428,11 @@ impl From<String> for Value {
 impl From<Vec<Value>> for Value {
     fn from(l: Vec<Value>) -> Value {
         Value::list(l)
+    }
+}
+impl From<Vec<u8>> for Value {
+    fn from(b: Vec<u8>) -> Value {
+        Value::Bytes(b.into())
     }
 }
 impl From<Map> for Value {
