@@ -50,7 +50,7 @@ const VALUES_TYPE: &str = "common.Values";
 /// Values as Helm's named map type; anything else as it is.
 fn named_values(value: Value) -> Value {
     match value {
-        Value::Map(map) => Value::Map(map.as_named(VALUES_TYPE)),
+        Value::Map(ref map) => Value::Map(map.as_named(VALUES_TYPE)),
         other => other,
     }
 }
@@ -154,8 +154,8 @@ fn collect<'c>(
     } else {
         // A subchart sees its parent's `.Values.<name>`, the same map (changes are shared).
         match parent_scope.get("Values") {
-            Some(Value::Map(parent_values)) => match parent_values.get(chart.name()) {
-                Some(Value::Map(own)) => Value::Map(own.as_named(VALUES_TYPE)),
+            Some(Value::Map(ref parent_values)) => match parent_values.get(chart.name()) {
+                Some(Value::Map(ref own)) => Value::Map(own.as_named(VALUES_TYPE)),
                 _ => Value::Map(Map::new().as_named(VALUES_TYPE)),
             },
             _ => Value::Map(Map::new().as_named(VALUES_TYPE)),

@@ -60,7 +60,7 @@ fn entries(v: &Value) -> Vec<(String, Value)> {
     match v {
         Value::Map(m) => m.entries(),
         Value::Object(o) => match o.to_value() {
-            Some(Value::Map(m)) => m.entries(),
+            Some(Value::Map(ref m)) => m.entries(),
             _ => Vec::new(),
         },
         _ => Vec::new(),

@@ -165,7 +165,7 @@ impl Object for CapabilitiesObject {
     fn to_value(&self) -> Option<Value> {
         let map = Map::new();
         for key in ["KubeVersion", "APIVersions", "HelmVersion"] {
-            if let Some(Value::Object(o)) = self.field(key) {
+            if let Some(Value::Object(ref o)) = self.field(key) {
                 map.insert(key, o.to_value().unwrap_or_default());
             }
         }

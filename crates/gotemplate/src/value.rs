@@ -445,3 +445,52 @@ impl From<&serde_json::Value> for Value {
         Value::from_json(j)
     }
 }
+
+/// Dropping a value nested deeper than the stack allows (a list a template wrapped in itself
+/// 100000 times) must not overflow the stack: the compiler's drop recurses once per level, so
+/// a value whose lists or maps hold lists or maps is taken apart here, its nested containers
+/// kept on a heap stack, each emptied before it is dropped. Shared containers (another holder
+/// keeps them) are left alone: only their last holder drops them.
+impl Drop for Value {
+    fn drop(&mut self) {
+        if !has_nested_containers(self) {
+            return;
+        }
+        let mut pending: Vec<Value> = Vec::new();
+        take_children(self, &mut pending);
+        while let Some(mut v) = pending.pop() {
+            take_children(&mut v, &mut pending);
+            // `v` has no children left that it alone holds: dropping it recurses no further.
+        }
+    }
+}
+
+fn is_container(v: &Value) -> bool {
+    matches!(v, Value::List(_) | Value::Map(_))
+}
+
+fn has_nested_containers(v: &Value) -> bool {
+    match v {
+        Value::List(l) => Arc::strong_count(l) == 1 && l.iter().any(is_container),
+        Value::Map(m) => Arc::strong_count(&m.entries) == 1 && m.read().values().any(is_container),
+        _ => false,
+    }
+}
+
+/// Moves the nested containers that `v` alone holds into `pending`.
+fn take_children(v: &mut Value, pending: &mut Vec<Value>) {
+    match v {
+        Value::List(l) => {
+            if let Some(items) = Arc::get_mut(l) {
+                pending.extend(items.drain(..).filter(is_container));
+            }
+        }
+        Value::Map(m) => {
+            if let Some(lock) = Arc::get_mut(&mut m.entries) {
+                let entries = lock.get_mut().unwrap_or_else(|e| e.into_inner());
+                pending.extend(std::mem::take(entries).into_values().filter(is_container));
+            }
+        }
+        _ => {}
+    }
+}
