@@ -185,3 +185,45 @@ fn snippets_render_as_helm_renders_them() {
         different.join("\n")
     );
 }
+
+/// A value nested 100000 deep (a template can build one) is refused by the encoders with an
+/// error instead of overflowing the stack: `toJson` and `toYaml` give "" as Helm's do on an
+/// encoding error, `toToml` its error text, the `must` forms and `toYamlPretty` fail. Go's
+/// encoders recurse on a stack that grows, so Helm would print the whole value: this bound is
+/// ours. Run on a thread with a 2 MiB stack, where it overflowed before.
+#[test]
+fn deeply_nested_values_are_refused_by_the_encoders() {
+    let deep = "{{- $l := list }}{{ range until 100000 }}{{ $l = list $l }}{{ end }}";
+    let cases: Vec<(String, Result<String, String>)> = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let tmp = tempfile::tempdir().unwrap();
+            [
+                "a: {{ toJson $l | quote }}\nb: {{ toYaml $l | quote }}\nc: {{ toToml (dict \"a\" $l) | quote }}",
+                "{{ mustToJson $l }}",
+                "{{ mustToYaml $l }}",
+                "{{ toYamlPretty $l }}",
+                "{{ mustToToml (dict \"a\" $l) }}",
+            ]
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let dir = tmp.path().join(i.to_string());
+                chart(&dir, &format!("{deep}{text}"));
+                (text.to_string(), ours(&dir))
+            })
+            .collect()
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    let message = "value nested more than 1000 levels deep";
+    assert_eq!(
+        cases[0].1,
+        Ok(format!("a: \"\"\nb: \"\"\nc: \"{message}\""))
+    );
+    for (text, result) in &cases[1..] {
+        let err = result.as_ref().unwrap_err();
+        assert!(err.contains(message), "{text}: {err}");
+    }
+}

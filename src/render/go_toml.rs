@@ -16,6 +16,9 @@ pub fn to_toml(value: &Value) -> Result<String, String> {
         // Helm hands the encoder a nil interface, on which reflection panics.
         return Err("reflect: call of reflect.Value.Type on zero Value".into());
     }
+    if value.nested_deeper_than(super::go_json::MAX_DEPTH) {
+        return Err(super::go_json::too_deep());
+    }
     let mut enc = Encoder { out: String::new() };
     enc.encode(&[], value)?;
     Ok(enc.out)

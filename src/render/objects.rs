@@ -53,10 +53,10 @@ impl Files {
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
         match yaml_node(&Value::Map(map)) {
-            Some(node) => go_yaml::emit(&node.sorted())
+            Ok(node) => go_yaml::emit(&node.sorted())
                 .trim_end_matches('\n')
                 .to_string(),
-            None => String::new(),
+            Err(_) => String::new(),
         }
     }
 

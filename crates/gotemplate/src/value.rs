@@ -275,6 +275,31 @@ impl Value {
         }
     }
 
+    /// Whether lists and maps (and host objects' values) nest deeper than `limit` inside this
+    /// value. Iterative, so that encoders can refuse a value nested too deep for their
+    /// recursion before they start.
+    pub fn nested_deeper_than(&self, limit: usize) -> bool {
+        let mut pending: Vec<(Value, usize)> = vec![(self.clone(), 0)];
+        while let Some((v, depth)) = pending.pop() {
+            let children: Vec<Value> = match &v {
+                Value::List(l) => l.iter().filter(|x| is_container(x)).cloned().collect(),
+                Value::Map(m) => m
+                    .read()
+                    .values()
+                    .filter(|x| is_container(x))
+                    .cloned()
+                    .collect(),
+                Value::Object(o) => o.to_value().into_iter().collect(),
+                _ => Vec::new(),
+            };
+            if !children.is_empty() && depth + 1 > limit {
+                return true;
+            }
+            pending.extend(children.into_iter().map(|c| (c, depth + 1)));
+        }
+        false
+    }
+
     /// A copy that shares nothing with the original (Sprig's `deepCopy`).
     pub fn deep_clone(&self) -> Value {
         match self {
@@ -466,7 +491,7 @@ impl Drop for Value {
 }
 
 fn is_container(v: &Value) -> bool {
-    matches!(v, Value::List(_) | Value::Map(_))
+    matches!(v, Value::List(_) | Value::Map(_) | Value::Object(_))
 }
 
 fn has_nested_containers(v: &Value) -> bool {
