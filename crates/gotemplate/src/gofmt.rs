@@ -736,7 +736,7 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
         if i < b.len() && b[i] == b'*' {
             i += 1;
             match args.get(argn) {
-                Some(Value::Int(w)) => {
+                Some(Value::Int(w)) if w.unsigned_abs() <= 1_000_000 => {
                     let w = *w;
                     if w < 0 {
                         f.minus = true;
@@ -747,12 +747,17 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             }
             argn += 1;
         } else {
-            let s = i;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i > s {
-                f.width = format[s..i].parse().ok();
+            match parse_num(b, i) {
+                Some((n, ni)) => {
+                    if ni > i {
+                        f.width = Some(n);
+                    }
+                    i = ni;
+                }
+                None => {
+                    out.push_str("%!(NOVERB)");
+                    break;
+                }
             }
         }
         if i < b.len() && b[i] == b'.' {
@@ -767,17 +772,23 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             if i < b.len() && b[i] == b'*' {
                 i += 1;
                 match args.get(argn) {
+                    Some(Value::Int(p)) if *p > 1_000_000 => out.push_str("%!(BADPREC)"),
                     Some(Value::Int(p)) if *p >= 0 => f.prec = Some(*p as usize),
                     Some(Value::Int(_)) => f.prec = None,
                     _ => out.push_str("%!(BADPREC)"),
                 }
                 argn += 1;
             } else {
-                let s = i;
-                while i < b.len() && b[i].is_ascii_digit() {
-                    i += 1;
+                match parse_num(b, i) {
+                    Some((n, ni)) => {
+                        f.prec = Some(n);
+                        i = ni;
+                    }
+                    None => {
+                        out.push_str("%!(NOVERB)");
+                        break;
+                    }
                 }
-                f.prec = Some(format[s..i].parse().unwrap_or(0));
             }
         }
         if !found_after_star(format, i) {
@@ -832,6 +843,21 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
         out.push(')');
     }
     out
+}
+
+/// Go's `parsenum`: the number at `i` and the position after it; `None` when it grows past a
+/// million before its last digit (Go then stops with `%!(NOVERB)`), so that a width or
+/// precision can never ask for gigabytes of padding.
+fn parse_num(b: &[u8], mut i: usize) -> Option<(usize, usize)> {
+    let mut n: usize = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        if n > 1_000_000 {
+            return None;
+        }
+        n = n * 10 + usize::from(b[i] - b'0');
+        i += 1;
+    }
+    Some((n, i))
 }
 
 fn found_after_star(_format: &str, _i: usize) -> bool {

@@ -156,3 +156,16 @@ fn deeply_nested_values_are_used_and_dropped_on_a_small_stack() {
         drop(deep);
     });
 }
+
+/// Found by the fuzz target: a width of 44073709551615 asked for 44 TB of padding. Go's
+/// `fmt` stops a width or precision that grows past a million with `%!(NOVERB)`, and refuses
+/// such a `*` width as `%!(BADWIDTH)` (the expected texts are real Helm's).
+#[test]
+fn printf_widths_past_a_million_are_refused_as_go_refuses_them() {
+    let out = render(r#"{{ printf "%x|% 044073709551615x|%#x" "hi" "hi" "hi" }}"#).unwrap();
+    assert_eq!(out, "6869|%!(NOVERB)%!(EXTRA string=hi, string=hi)");
+    let out = render(r#"{{ printf "%.99999999s" "hi" }}"#).unwrap();
+    assert_eq!(out, "%!(NOVERB)%!(EXTRA string=hi)");
+    let out = render(r#"{{ printf "%*d" 99999999 1 }}"#).unwrap();
+    assert_eq!(out, "%!(BADWIDTH)1");
+}
