@@ -136,7 +136,7 @@ fn helm_error(go: &str) -> String {
 /// `.Values` as Helm 4 has it: a map of the named type `common.Values`.
 fn helm_values(values: &serde_json::Value) -> Value {
     match Value::from_json(values) {
-        Value::Map(m) => Value::Map(Map::named("common.Values", m.read().clone())),
+        Value::Map(ref m) => Value::Map(Map::named("common.Values", m.read().clone())),
         other => other,
     }
 }

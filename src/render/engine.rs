@@ -50,7 +50,7 @@ const VALUES_TYPE: &str = "common.Values";
 /// Values as Helm's named map type; anything else as it is.
 fn named_values(value: Value) -> Value {
     match value {
-        Value::Map(map) => Value::Map(map.as_named(VALUES_TYPE)),
+        Value::Map(ref map) => Value::Map(map.as_named(VALUES_TYPE)),
         other => other,
     }
 }
@@ -154,8 +154,8 @@ fn collect<'c>(
     } else {
         // A subchart sees its parent's `.Values.<name>`, the same map (changes are shared).
         match parent_scope.get("Values") {
-            Some(Value::Map(parent_values)) => match parent_values.get(chart.name()) {
-                Some(Value::Map(own)) => Value::Map(own.as_named(VALUES_TYPE)),
+            Some(Value::Map(ref parent_values)) => match parent_values.get(chart.name()) {
+                Some(Value::Map(ref own)) => Value::Map(own.as_named(VALUES_TYPE)),
                 _ => Value::Map(Map::new().as_named(VALUES_TYPE)),
             },
             _ => Value::Map(Map::new().as_named(VALUES_TYPE)),
@@ -263,6 +263,12 @@ fn exec_error(name: &str, error: &gotemplate::Error) -> String {
     let mut chain: Vec<String> = Vec::new();
     let mut current = message.as_str();
     while let Some(entry) = traceable(current) {
+        // Go wraps a function's own error (`error calling NAME: %w`); unwrapping down to it
+        // finds a text that is no template error, and Helm then shows Go's message as it is.
+        let entry = match entry {
+            Traceable::PlainCall => return message.clone(),
+            Traceable::Level(entry) => entry,
+        };
         if chain.last() != Some(&entry) {
             chain.push(entry);
         }
@@ -278,11 +284,18 @@ fn exec_error(name: &str, error: &gotemplate::Error) -> String {
     chain.concat().trim().to_string()
 }
 
-/// One level of Helm's TraceableError, formatted.
-fn traceable(text: &str) -> Option<String> {
+enum Traceable {
+    /// One level of Helm's TraceableError, formatted.
+    Level(String),
+    /// A level whose cause is a function's error that is not a template's.
+    PlainCall,
+}
+
+/// One level of Helm's TraceableError.
+fn traceable(text: &str) -> Option<Traceable> {
     let rest = text.strip_prefix("template: ")?;
     if rest.starts_with("no template ") {
-        return Some(format!("{text}\n"));
+        return Some(Traceable::Level(format!("{text}\n")));
     }
     let cut = |m: &str| -> String {
         match m.find(" template:") {
@@ -296,13 +309,23 @@ fn traceable(text: &str) -> Option<String> {
         && let Some(after_at) = after_function.strip_prefix(" at <")
         && let Some((location, message)) = after_at.split_once(">: ")
     {
-        return Some(format!(
+        if let Some(called) = message.strip_prefix("error calling ")
+            && called
+                .split_once(": ")
+                .is_some_and(|(_, cause)| !cause.starts_with("template: "))
+        {
+            return Some(Traceable::PlainCall);
+        }
+        return Some(Traceable::Level(format!(
             "{template}\n  executing \"{function}\" at <{location}>:\n    {}\n",
             cut(message)
-        ));
+        )));
     }
     let (template, message) = rest.rsplit_once(": ")?;
-    Some(format!("{template}\n  {}\n", cut(message)))
+    Some(Traceable::Level(format!(
+        "{template}\n  {}\n",
+        cut(message)
+    )))
 }
 
 #[cfg(test)]

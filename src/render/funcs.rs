@@ -88,16 +88,16 @@ pub fn helm_functions(lookup: Arc<dyn Lookup>) -> Functions {
     f.insert(
         "mustToYaml",
         Function::new(&[Type::Any], |_, args| match go_json::yaml_node(&args[0]) {
-            Some(node) => Ok(Value::String(trim_newline(go_yaml::emit(&node.sorted())))),
-            None => Err(Error::func(
-                "error marshaling into JSON: json: unsupported value: NaN",
-            )),
+            Ok(node) => Ok(Value::String(trim_newline(go_yaml::emit(&node.sorted())))),
+            Err(e) => Err(Error::func(format!("error marshaling into JSON: {e}"))),
         }),
     );
     f.insert(
         "toYamlPretty",
         Function::new(&[Type::Any], |_, args| {
-            let node = go_json::yaml_node_direct(&args[0]).sorted();
+            let node = go_json::yaml_node_direct(&args[0])
+                .map_err(Error::func)?
+                .sorted();
             Ok(Value::String(trim_newline(go_yaml::emit_v3(&node))))
         }),
     );
@@ -123,9 +123,10 @@ pub fn helm_functions(lookup: Arc<dyn Lookup>) -> Functions {
     );
     f.insert(
         "mustToJson",
-        Function::new(&[Type::Any], |_, args| match go_json::marshal(&args[0]) {
-            Some(s) => Ok(Value::String(s)),
-            None => Err(Error::func("json: unsupported value: NaN")),
+        Function::new(&[Type::Any], |_, args| {
+            go_json::marshal(&args[0])
+                .map(Value::String)
+                .map_err(Error::func)
         }),
     );
     f.insert(
@@ -214,8 +215,8 @@ fn trim_newline(s: String) -> String {
 /// Helm's `toYaml`: "" when the value cannot be marshalled.
 pub fn to_yaml(value: &Value) -> String {
     match go_json::yaml_node(value) {
-        Some(node) => trim_newline(go_yaml::emit(&node.sorted())),
-        None => String::new(),
+        Ok(node) => trim_newline(go_yaml::emit(&node.sorted())),
+        Err(_) => String::new(),
     }
 }
 

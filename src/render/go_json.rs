@@ -36,6 +36,7 @@ pub fn from_engine(value: &Value) -> serde_json::Value {
             .map(serde_json::Value::Number)
             .unwrap_or(serde_json::Value::Null),
         Value::String(s) => serde_json::Value::String(s.clone()),
+        Value::Bytes(b) => serde_json::Value::String(base64_text(b)),
         Value::List(items) => serde_json::Value::Array(items.iter().map(from_engine).collect()),
         Value::Map(map) => serde_json::Value::Object(
             map.entries()
@@ -50,11 +51,32 @@ pub fn from_engine(value: &Value) -> serde_json::Value {
     }
 }
 
-/// Go's JSON text of a value (`json.Marshal`); `None` where Go fails (NaN, infinities).
-pub fn marshal(value: &Value) -> Option<String> {
+/// encoding/json's text of a `[]byte`: standard base64 with padding.
+fn base64_text(b: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(b)
+}
+
+/// How deep lists and maps may nest in a value that `toJson`, `toYaml` and `toToml` encode.
+/// Go's encoders recurse on a stack that grows to a gigabyte; these recurse on the thread's,
+/// so a value nested deeper (a template can wrap a list in itself 100000 times) is refused
+/// with [`too_deep`] rather than overflow it.
+pub const MAX_DEPTH: usize = 1000;
+
+/// The error for a value nested deeper than [`MAX_DEPTH`].
+pub fn too_deep() -> String {
+    format!("value nested more than {MAX_DEPTH} levels deep")
+}
+
+/// Go's JSON text of a value (`json.Marshal`), or the error where Go fails (NaN, infinities)
+/// or the value is nested too deep.
+pub fn marshal(value: &Value) -> Result<String, String> {
+    if value.nested_deeper_than(MAX_DEPTH) {
+        return Err(too_deep());
+    }
     let mut out = String::new();
-    write_json(value, &mut out)?;
-    Some(out)
+    write_json(value, &mut out).ok_or_else(|| "json: unsupported value: NaN".to_string())?;
+    Ok(out)
 }
 
 fn write_json(value: &Value, out: &mut String) -> Option<()> {
@@ -64,6 +86,7 @@ fn write_json(value: &Value, out: &mut String) -> Option<()> {
         Value::Int(i) => out.push_str(&i.to_string()),
         Value::Float(f) => out.push_str(&json_float(*f)?),
         Value::String(s) => write_json_string(s, out),
+        Value::Bytes(b) => write_json_string(&base64_text(b), out),
         Value::List(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -139,8 +162,15 @@ pub fn write_json_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
-/// A value as `toYaml` sees it after Helm's JSON round trip; `None` where JSON fails.
-pub fn yaml_node(value: &Value) -> Option<Node> {
+/// A value as `toYaml` sees it after Helm's JSON round trip, or the JSON error.
+pub fn yaml_node(value: &Value) -> Result<Node, String> {
+    if value.nested_deeper_than(MAX_DEPTH) {
+        return Err(too_deep());
+    }
+    json_node(value).ok_or_else(|| "json: unsupported value: NaN".to_string())
+}
+
+fn json_node(value: &Value) -> Option<Node> {
     Some(match value {
         Value::Nil => Node::Null,
         Value::Bool(b) => Node::Bool(*b),
@@ -152,36 +182,47 @@ pub fn yaml_node(value: &Value) -> Option<Node> {
             Node::from_float(*f)
         }
         Value::String(s) => Node::Str(s.clone()),
-        Value::List(items) => Node::Seq(items.iter().map(yaml_node).collect::<Option<_>>()?),
+        Value::Bytes(b) => Node::Str(base64_text(b)),
+        Value::List(items) => Node::Seq(items.iter().map(json_node).collect::<Option<_>>()?),
         Value::Map(map) => Node::Map(
             map.entries()
                 .iter()
-                .map(|(k, v)| Some((k.clone(), yaml_node(v)?)))
+                .map(|(k, v)| Some((k.clone(), json_node(v)?)))
                 .collect::<Option<_>>()?,
         ),
         Value::Object(o) => match o.to_value() {
-            Some(v) => yaml_node(&v)?,
+            Some(v) => json_node(&v)?,
             None => Node::Map(Vec::new()),
         },
     })
 }
 
-/// A value as go-yaml v3 sees it without a JSON round trip (`toYamlPretty`).
-pub fn yaml_node_direct(value: &Value) -> Node {
+/// A value as go-yaml v3 sees it without a JSON round trip (`toYamlPretty`), or the error
+/// for a value nested too deep.
+pub fn yaml_node_direct(value: &Value) -> Result<Node, String> {
+    if value.nested_deeper_than(MAX_DEPTH) {
+        return Err(too_deep());
+    }
+    Ok(direct_node(value))
+}
+
+fn direct_node(value: &Value) -> Node {
     match value {
         Value::Float(f) => Node::Float(*f),
-        Value::List(items) => Node::Seq(items.iter().map(yaml_node_direct).collect()),
+        Value::List(items) => Node::Seq(items.iter().map(direct_node).collect()),
+        // go-yaml v3 writes a []byte as the sequence of its numbers.
+        Value::Bytes(b) => Node::Seq(b.iter().map(|x| Node::Int(x.to_string())).collect()),
         Value::Map(map) => Node::Map(
             map.entries()
                 .iter()
-                .map(|(k, v)| (k.clone(), yaml_node_direct(v)))
+                .map(|(k, v)| (k.clone(), direct_node(v)))
                 .collect(),
         ),
         Value::Object(o) => match o.to_value() {
-            Some(v) => yaml_node_direct(&v),
+            Some(v) => direct_node(&v),
             None => Node::Map(Vec::new()),
         },
-        other => yaml_node(other).unwrap_or(Node::Null),
+        other => json_node(other).unwrap_or(Node::Null),
     }
 }
 

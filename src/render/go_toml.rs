@@ -16,6 +16,9 @@ pub fn to_toml(value: &Value) -> Result<String, String> {
         // Helm hands the encoder a nil interface, on which reflection panics.
         return Err("reflect: call of reflect.Value.Type on zero Value".into());
     }
+    if value.nested_deeper_than(super::go_json::MAX_DEPTH) {
+        return Err(super::go_json::too_deep());
+    }
     let mut enc = Encoder { out: String::new() };
     enc.encode(&[], value)?;
     Ok(enc.out)
@@ -60,7 +63,7 @@ fn entries(v: &Value) -> Vec<(String, Value)> {
     match v {
         Value::Map(m) => m.entries(),
         Value::Object(o) => match o.to_value() {
-            Some(Value::Map(m)) => m.entries(),
+            Some(Value::Map(ref m)) => m.entries(),
             _ => Vec::new(),
         },
         _ => Vec::new(),
@@ -233,6 +236,13 @@ impl Encoder {
             Value::Int(i) => self.out.push_str(&i.to_string()),
             Value::Float(f) => self.out.push_str(&float(*f)),
             Value::String(s) => self.out.push_str(&quoted(s)),
+            // The encoder sees a []byte as an array of integers.
+            Value::Bytes(b) => {
+                let numbers: Vec<String> = b.iter().map(u8::to_string).collect();
+                self.out.push('[');
+                self.out.push_str(&numbers.join(", "));
+                self.out.push(']');
+            }
             Value::List(items) => {
                 self.out.push('[');
                 for (i, item) in items.iter().enumerate() {

@@ -53,10 +53,10 @@ impl Files {
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
         match yaml_node(&Value::Map(map)) {
-            Some(node) => go_yaml::emit(&node.sorted())
+            Ok(node) => go_yaml::emit(&node.sorted())
                 .trim_end_matches('\n')
                 .to_string(),
-            None => String::new(),
+            Err(_) => String::new(),
         }
     }
 
@@ -94,7 +94,9 @@ impl Object for Files {
     fn call_method(&self, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
         let result = match name {
             "Get" => string_arg(name, args, 0).map(|p| Value::String(self.get(&p))),
-            "GetBytes" => string_arg(name, args, 0).map(|p| Value::String(self.get(&p))),
+            // Go's `[]byte`; a missing file is an empty one (not nil).
+            "GetBytes" => string_arg(name, args, 0)
+                .map(|p| Value::Bytes(self.0.get(&p).cloned().unwrap_or_else(|| Arc::from([])))),
             "Glob" => string_arg(name, args, 0).map(|p| Value::Object(Arc::new(self.glob(&p)))),
             "Lines" => string_arg(name, args, 0).map(|p| Value::list(self.lines(&p))),
             "AsConfig" => Ok(Value::String(
@@ -111,7 +113,11 @@ impl Object for Files {
     }
 
     fn format(&self) -> String {
-        let entries: Vec<String> = self.0.iter().map(|(k, v)| format!("{k}:{v:?}")).collect();
+        let entries: Vec<String> = self
+            .0
+            .iter()
+            .map(|(k, v)| format!("{k}:{}", Value::Bytes(v.clone())))
+            .collect();
         format!("map[{}]", entries.join(" "))
     }
 
@@ -119,12 +125,7 @@ impl Object for Files {
         Some(Value::Map(
             self.0
                 .iter()
-                .map(|(k, v)| {
-                    (
-                        k.clone(),
-                        Value::String(String::from_utf8_lossy(v).into_owned()),
-                    )
-                })
+                .map(|(k, v)| (k.clone(), Value::Bytes(v.clone())))
                 .collect(),
         ))
     }
@@ -164,7 +165,7 @@ impl Object for CapabilitiesObject {
     fn to_value(&self) -> Option<Value> {
         let map = Map::new();
         for key in ["KubeVersion", "APIVersions", "HelmVersion"] {
-            if let Some(Value::Object(o)) = self.field(key) {
+            if let Some(Value::Object(ref o)) = self.field(key) {
                 map.insert(key, o.to_value().unwrap_or_default());
             }
         }

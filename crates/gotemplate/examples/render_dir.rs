@@ -49,7 +49,7 @@ fn main() {
             set.parse(name, text).expect("template parses");
         }
         let vals = match Value::from_json(&values) {
-            Value::Map(m) => Value::Map(Map::named("common.Values", m.read().clone())),
+            Value::Map(ref m) => Value::Map(Map::named("common.Values", m.read().clone())),
             other => other,
         };
         for (name, _) in &files {

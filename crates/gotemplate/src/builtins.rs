@@ -225,6 +225,13 @@ fn index(item: &Value, indexes: &[Value]) -> Result<Value, Error> {
                     Error::func("reflect: string index out of range")
                 })?))
             }
+            Value::Bytes(b) => {
+                let x = index_arg(ix, b.len())?;
+                Value::Int(i64::from(
+                    *b.get(x)
+                        .ok_or_else(|| Error::func("reflect: slice index out of range"))?,
+                ))
+            }
             Value::Map(m) => match ix {
                 Value::String(k) => m.get(k).unwrap_or(Value::Nil),
                 Value::Nil => {
@@ -267,6 +274,7 @@ fn slice(item: &Value, indexes: &[Value]) -> Result<Value, Error> {
             s.len()
         }
         Value::List(l) => l.len(),
+        Value::Bytes(b) => b.len(),
         other => {
             return Err(Error::func(format!(
                 "can't slice item of type {}",
@@ -296,6 +304,7 @@ fn slice(item: &Value, indexes: &[Value]) -> Result<Value, Error> {
             Value::String(String::from_utf8_lossy(bytes).into_owned())
         }
         Value::List(l) => Value::list(l[idx[0]..idx[1]].to_vec()),
+        Value::Bytes(b) => Value::bytes(&b[idx[0]..idx[1]]),
         _ => Value::Nil,
     })
 }
@@ -304,6 +313,7 @@ fn length(v: &Value) -> Result<Value, Error> {
     match v {
         Value::String(s) => Ok(Value::from(s.len())),
         Value::List(l) => Ok(Value::from(l.len())),
+        Value::Bytes(b) => Ok(Value::from(b.len())),
         Value::Map(m) => Ok(Value::from(m.len())),
         Value::Nil => Err(Error::func(
             "reflect: call of reflect.Value.Type on zero Value",
@@ -358,10 +368,11 @@ pub(crate) fn eq(a: &Value, others: &[Value]) -> Result<bool, Error> {
                         a.is_nil() == b.is_nil()
                     } else {
                         match (a, b) {
-                            (Value::List(_), _) | (Value::Map(_), _) => {
+                            (Value::List(_) | Value::Map(_) | Value::Bytes(_), _) => {
+                                // Go prints the reflect.Value with `%s`.
                                 return Err(Error::func(format!(
                                     "non-comparable type {}: {}",
-                                    gofmt::sprint_value(b),
+                                    gofmt::sprintf("%s", std::slice::from_ref(b)),
                                     b.type_name()
                                 )));
                             }

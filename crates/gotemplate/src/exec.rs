@@ -97,6 +97,11 @@ impl At<'_> {
 
 type R<T> = Result<T, Error>;
 
+/// Recursion of nested templates, blocks and pipelines switches to a new stack segment of
+/// `STACK_SEGMENT` bytes when less than `STACK_RED_ZONE` is left (see `stacker`).
+pub(crate) const STACK_RED_ZONE: usize = 64 * 1024;
+pub(crate) const STACK_SEGMENT: usize = 1024 * 1024;
+
 pub(crate) fn is_empty_tree(t: &Tree) -> bool {
     t.root.nodes.iter().all(|n| match n {
         Node::Text(t) => t
@@ -212,7 +217,13 @@ impl State<'_, '_> {
         Ok(())
     }
 
+    /// Blocks nest as deep as the parser allows ([`crate::parse::MAX_BLOCK_DEPTH`]), and each
+    /// level recurses here: the stack grows on the heap rather than overflow.
     fn walk_list(&mut self, dot: &Ev, list: &List) -> R<Flow> {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.walk_nodes(dot, list))
+    }
+
+    fn walk_nodes(&mut self, dot: &Ev, list: &List) -> R<Flow> {
         for n in &list.nodes {
             match self.walk(dot, n)? {
                 Flow::Normal => {}
@@ -271,9 +282,7 @@ impl State<'_, '_> {
                 let saved_tree = std::mem::replace(&mut self.tree, tree.clone());
                 let saved_vars =
                     std::mem::replace(&mut self.vars, vec![("$".to_string(), data.clone())]);
-                let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-                    self.walk_list(&data, &tree.root)
-                });
+                let r = self.walk_list(&data, &tree.root);
                 self.vars = saved_vars;
                 self.tree = saved_tree;
                 self.shared.depth -= 1;
@@ -321,6 +330,11 @@ impl State<'_, '_> {
             Some(Value::List(l)) => {
                 for (i, x) in l.iter().enumerate() {
                     items.push((Value::from(i), Ev::boxed(x.clone())));
+                }
+            }
+            Some(Value::Bytes(bytes)) => {
+                for (i, x) in Value::byte_items(bytes).into_iter().enumerate() {
+                    items.push((Value::from(i), Ev::concrete(x)));
                 }
             }
             Some(Value::Map(m)) => {
@@ -375,7 +389,14 @@ impl State<'_, '_> {
         Ok(())
     }
 
+    /// Parenthesized pipelines nest up to Go's 10000 levels; each recurses here.
     fn eval_pipeline(&mut self, dot: &Ev, pipe: &Pipe) -> R<Ev> {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.eval_pipeline_here(dot, pipe)
+        })
+    }
+
+    fn eval_pipeline_here(&mut self, dot: &Ev, pipe: &Pipe) -> R<Ev> {
         let mut value: Option<Ev> = None;
         for cmd in &pipe.cmds {
             let v = self.eval_command(dot, cmd, value.take())?;

@@ -53,6 +53,21 @@ pub fn quote_ascii(s: &str) -> String {
     quote_with(s, '"', true)
 }
 
+/// Go's `strconv.Quote` (`QuoteToASCII` with `ascii_only`) of bytes that may not be UTF-8:
+/// each byte of an invalid sequence is written `\xNN`.
+pub fn quote_bytes(b: &[u8], ascii_only: bool) -> String {
+    let mut out = String::from('"');
+    for chunk in b.utf8_chunks() {
+        let valid = quote_with(chunk.valid(), '"', ascii_only);
+        out.push_str(&valid[1..valid.len() - 1]);
+        for x in chunk.invalid() {
+            out.push_str(&format!("\\x{x:02x}"));
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// Go's `strconv.QuoteRune`.
 pub fn quote_rune(c: char) -> String {
     quote_with(&c.to_string(), '\'', false)
@@ -283,6 +298,16 @@ fn write_value(out: &mut String, v: &Value, depth: usize) {
         Value::Int(i) => out.push_str(&i.to_string()),
         Value::Float(f) => out.push_str(&format_float_v(*f)),
         Value::String(s) => out.push_str(s),
+        Value::Bytes(b) => {
+            out.push('[');
+            for (i, x) in b.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(&x.to_string());
+            }
+            out.push(']');
+        }
         Value::List(l) => {
             out.push('[');
             for (i, x) in l.iter().enumerate() {
@@ -523,24 +548,62 @@ fn fmt_string(s: &str, verb: char, f: &Flags) -> String {
                 f.pad(quote(&s))
             }
         }
+        'x' | 'X' => fmt_hex(s.as_bytes(), verb, f),
+        _ => f.pad(s),
+    }
+}
+
+/// `%x` and `%X` of a string's or a `[]byte`'s bytes (the precision is already applied).
+fn fmt_hex(bytes: &[u8], verb: char, f: &Flags) -> String {
+    let mut out = String::new();
+    for (i, b) in bytes.iter().enumerate() {
+        if f.space && i > 0 {
+            out.push(' ');
+        }
+        if f.sharp && (f.space || i == 0) {
+            out.push_str(if verb == 'x' { "0x" } else { "0X" });
+        }
+        if verb == 'x' {
+            out.push_str(&format!("{b:02x}"));
+        } else {
+            out.push_str(&format!("{b:02X}"));
+        }
+    }
+    f.pad(out)
+}
+
+/// Go's `fmtBytes`: `%s`, `%q`, `%x` and `%X` print a `[]byte` as text; other verbs print its
+/// elements, each a `uint8`, between brackets.
+fn fmt_bytes(out: &mut String, b: &[u8], verb: char, f: &Flags) {
+    match verb {
+        // Text that is not UTF-8 cannot be written as it is; `%q` escapes it as Go does.
+        'q' if !f.sharp && std::str::from_utf8(b).is_err() => {
+            out.push_str(&f.pad(quote_bytes(b, f.plus)))
+        }
+        's' | 'q' => out.push_str(&fmt_string(&String::from_utf8_lossy(b), verb, f)),
         'x' | 'X' => {
-            let mut out = String::new();
-            for (i, b) in s.bytes().enumerate() {
-                if f.space && i > 0 {
+            let b = match f.prec {
+                Some(p) => &b[..p.min(b.len())],
+                None => b,
+            };
+            out.push_str(&fmt_hex(b, verb, f));
+        }
+        _ => {
+            out.push('[');
+            for (i, &x) in b.iter().enumerate() {
+                if i > 0 {
                     out.push(' ');
                 }
-                if f.sharp && (f.space || i == 0) {
-                    out.push_str(if verb == 'x' { "0x" } else { "0X" });
-                }
-                if verb == 'x' {
-                    out.push_str(&format!("{b:02x}"));
-                } else {
-                    out.push_str(&format!("{b:02X}"));
+                match verb {
+                    'v' | 'd' => out.push_str(&fmt_integer(i64::from(x), 'd', f)),
+                    'b' | 'o' | 'O' | 'c' | 'U' => {
+                        fmt_value(out, &Value::Int(i64::from(x)), verb, f, 0)
+                    }
+                    _ => out.push_str(&format!("%!{verb}(uint8={x})")),
                 }
             }
-            f.pad(out)
+            out.push(']');
         }
-        _ => f.pad(s),
     }
 }
 
@@ -587,6 +650,7 @@ fn fmt_value(out: &mut String, v: &Value, verb: char, f: &Flags, depth: usize) {
             'v' | 's' | 'q' | 'x' | 'X' => out.push_str(&fmt_string(s, verb, f)),
             _ => out.push_str(&bad_verb(verb, v)),
         },
+        Value::Bytes(b) => fmt_bytes(out, b, verb, f),
         Value::List(l) => {
             out.push('[');
             for (i, x) in l.iter().enumerate() {
@@ -672,7 +736,7 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
         if i < b.len() && b[i] == b'*' {
             i += 1;
             match args.get(argn) {
-                Some(Value::Int(w)) => {
+                Some(Value::Int(w)) if w.unsigned_abs() <= 1_000_000 => {
                     let w = *w;
                     if w < 0 {
                         f.minus = true;
@@ -683,12 +747,17 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             }
             argn += 1;
         } else {
-            let s = i;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i > s {
-                f.width = format[s..i].parse().ok();
+            match parse_num(b, i) {
+                Some((n, ni)) => {
+                    if ni > i {
+                        f.width = Some(n);
+                    }
+                    i = ni;
+                }
+                None => {
+                    out.push_str("%!(NOVERB)");
+                    break;
+                }
             }
         }
         if i < b.len() && b[i] == b'.' {
@@ -703,17 +772,23 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             if i < b.len() && b[i] == b'*' {
                 i += 1;
                 match args.get(argn) {
+                    Some(Value::Int(p)) if *p > 1_000_000 => out.push_str("%!(BADPREC)"),
                     Some(Value::Int(p)) if *p >= 0 => f.prec = Some(*p as usize),
                     Some(Value::Int(_)) => f.prec = None,
                     _ => out.push_str("%!(BADPREC)"),
                 }
                 argn += 1;
             } else {
-                let s = i;
-                while i < b.len() && b[i].is_ascii_digit() {
-                    i += 1;
+                match parse_num(b, i) {
+                    Some((n, ni)) => {
+                        f.prec = Some(n);
+                        i = ni;
+                    }
+                    None => {
+                        out.push_str("%!(NOVERB)");
+                        break;
+                    }
                 }
-                f.prec = Some(format[s..i].parse().unwrap_or(0));
             }
         }
         if !found_after_star(format, i) {
@@ -770,6 +845,21 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
     out
 }
 
+/// Go's `parsenum`: the number at `i` and the position after it; `None` when it grows past a
+/// million before its last digit (Go then stops with `%!(NOVERB)`), so that a width or
+/// precision can never ask for gigabytes of padding.
+fn parse_num(b: &[u8], mut i: usize) -> Option<(usize, usize)> {
+    let mut n: usize = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        if n > 1_000_000 {
+            return None;
+        }
+        n = n * 10 + usize::from(b[i] - b'0');
+        i += 1;
+    }
+    Some((n, i))
+}
+
 fn found_after_star(_format: &str, _i: usize) -> bool {
     false
 }
@@ -802,6 +892,13 @@ fn go_syntax(v: &Value) -> String {
                 s + ".0"
             }
         }
+        Value::Bytes(b) => format!(
+            "[]byte{{{}}}",
+            b.iter()
+                .map(|x| format!("{x:#x}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Value::List(l) => format!(
             "[]interface {{}}{{{}}}",
             l.iter().map(go_syntax).collect::<Vec<_>>().join(", ")

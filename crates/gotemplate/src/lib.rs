@@ -19,9 +19,9 @@
 //!
 //! # The API, in short
 //!
-//! - [`Value`]: nil, bool, int (i64), float (f64), string, list, map, host object. A [`Map`] is
-//!   shared and mutable like a Go map (`set`, `unset`, `merge` change it where every holder sees
-//!   it); [`Value::from_json`] makes every number a float64, as YAML/JSON values are in Helm;
+//! - [`Value`]: nil, bool, int (i64), float (f64), string, `[]byte`, list, map, host object.
+//!   A [`Map`] is shared and mutable like a Go map (`set`, `unset`, `merge` change it where
+//!   every holder sees it); [`Value::from_json`] makes every number a float64, as YAML/JSON values are in Helm;
 //!   template literals are ints. `{}` (Display) prints like Go's `fmt.Print`.
 //!   [`Map::named`] gives a map a Go named type (Helm 4's `.Values` is `common.Values`: `typeOf`
 //!   shows it and Sprig's `dig` refuses it, as in Helm).
@@ -40,7 +40,10 @@
 //! - [`Error`]: the whole Go message (`template: NAME:LINE:COL: executing "NAME" at <.x>: ...`),
 //!   with a [`ErrorKind`]; a function returns [`Error::func`] and the executor adds
 //!   `error calling NAME: `. [`ErrorKind::Limit`] errors pass through functions unchanged.
-//! - [`Limits`]: template nesting depth, output size, input size.
+//! - [`Limits`]: template nesting depth, output size, input size. The parser has fixed bounds
+//!   besides: Go's 10000 nested parentheses (`max expression depth exceeded`) and 10000 nested
+//!   blocks. `Value` implements `Drop` (values nested 100000 deep drop without recursion), so a
+//!   match takes an owned value's contents by reference (`Value::Map(ref m)`), not by move.
 //!
 //! Sprig's crypto is there: `genPrivateKey` (rsa, dsa, ecdsa, ed25519, in Sprig's PEM block
 //! types), `genCA`, `genSelfSignedCert`, `genSignedCert` and their `WithKey` forms (the

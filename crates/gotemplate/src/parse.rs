@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::Error;
+use crate::exec::{STACK_RED_ZONE, STACK_SEGMENT};
 use crate::lex::{Item, Tok, lex};
 
 /// One parsed template (Go's `*parse.Tree`).
@@ -331,6 +332,8 @@ pub(crate) fn parse(
         last_line_pos: 0,
         vars: vec!["$".to_string()],
         range_depth: 0,
+        expr_depth: 0,
+        block_depth: 0,
         has_func,
         parse_name: parse_name.clone(),
         text: text.clone(),
@@ -363,6 +366,10 @@ struct Parser<'a> {
     last_line_pos: usize,
     vars: Vec<String>,
     range_depth: usize,
+    /// Nested parenthesized pipelines being parsed.
+    expr_depth: usize,
+    /// Nested block bodies being parsed.
+    block_depth: usize,
     has_func: &'a dyn Fn(&str) -> bool,
     parse_name: Arc<str>,
     text: Arc<str>,
@@ -373,6 +380,11 @@ struct Parser<'a> {
 }
 
 type PResult<T> = Result<T, Error>;
+
+/// Go's `maxStackDepth`: parenthesized pipelines nest at most this deep.
+pub(crate) const MAX_EXPRESSION_DEPTH: usize = 10_000;
+/// Blocks (`if`, `range`, `with`, `block`, `define`, `else if`) nest at most this deep.
+pub(crate) const MAX_BLOCK_DEPTH: usize = 10_000;
 
 /// The 1-based line of byte `pos` of `text`.
 fn line_of(text: &str, pos: usize) -> usize {
@@ -531,7 +543,26 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// Parses a nested block (`if`, `range`, `with`, `block`, each `else if` of a chain) with
+    /// `f`. Go has no bound on their nesting but its growable stack; this parser has
+    /// [`MAX_BLOCK_DEPTH`], and its stack grows on the heap rather than overflow before it.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.block_depth >= MAX_BLOCK_DEPTH {
+            return Err(self.errorf(format!(
+                "max block depth exceeded: blocks nested more than {MAX_BLOCK_DEPTH} deep"
+            )));
+        }
+        self.block_depth += 1;
+        let r = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || f(self));
+        self.block_depth -= 1;
+        r
+    }
+
     fn item_list(&mut self) -> PResult<(List, Parsed)> {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.item_list_here())
+    }
+
+    fn item_list_here(&mut self) -> PResult<(List, Parsed)> {
         let mut list = List::default();
         while self.peek_non_space().tok != Tok::Eof {
             match self.text_or_action()? {
@@ -627,7 +658,7 @@ impl<'a> Parser<'a> {
         let pipe = self.pipeline(context, Tok::RightDelim)?;
         let saved_vars = std::mem::replace(&mut self.vars, vec!["$".to_string()]);
         let saved_depth = std::mem::replace(&mut self.range_depth, 0);
-        let (list, end) = self.item_list()?;
+        let (list, end) = self.nested(Self::item_list)?;
         if !matches!(end, Parsed::End) {
             return Err(self.errorf(format!("unexpected {} in {context}", end.describe())));
         }
@@ -680,6 +711,10 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_control(&mut self, context: &str) -> PResult<Branch> {
+        self.nested(|p| p.parse_control_here(context))
+    }
+
+    fn parse_control_here(&mut self, context: &str) -> PResult<Branch> {
         let mark = self.vars.len();
         let pipe = self.pipeline(context, Tok::RightDelim)?;
         let (list, next) = self.item_list()?;
@@ -951,7 +986,16 @@ impl<'a> Parser<'a> {
                 Arg::Number { pos: t.pos, num }
             }
             Tok::LeftParen => {
-                let pipe = self.pipeline("parenthesized pipeline", Tok::RightParen)?;
+                // Go's bound on nested parentheses, with its message.
+                if self.expr_depth >= MAX_EXPRESSION_DEPTH {
+                    return Err(self.errorf("max expression depth exceeded".into()));
+                }
+                self.expr_depth += 1;
+                let pipe = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+                    self.pipeline("parenthesized pipeline", Tok::RightParen)
+                });
+                self.expr_depth -= 1;
+                let pipe = pipe?;
                 let close = self.next();
                 if close.tok != Tok::RightParen {
                     return Err(self.errorf(format!("unclosed right paren: unexpected {close}")));
@@ -1130,4 +1174,61 @@ pub(crate) fn parse_go_float(text: &str) -> Option<f64> {
         body.parse::<f64>().ok()?
     };
     Some(if neg { -v } else { v })
+}
+
+/// Trees nest as deep as the parser's bounds allow (10000 parentheses, 10000 blocks), and the
+/// compiler's drop recurses several frames a level, more than a 2 MiB stack holds: nested
+/// pipelines and block bodies are taken out onto a heap stack and dropped one at a time.
+impl Drop for Pipe {
+    fn drop(&mut self) {
+        let mut pending: Vec<Pipe> = Vec::new();
+        take_pipes(self, &mut pending);
+        while let Some(mut pipe) = pending.pop() {
+            take_pipes(&mut pipe, &mut pending);
+        }
+    }
+}
+
+fn take_pipes(pipe: &mut Pipe, pending: &mut Vec<Pipe>) {
+    for cmd in &mut pipe.cmds {
+        for arg in &mut cmd.args {
+            take_pipe(arg, pending);
+        }
+    }
+}
+
+fn take_pipe(arg: &mut Arg, pending: &mut Vec<Pipe>) {
+    match arg {
+        Arg::Pipe(_) => {
+            if let Arg::Pipe(inner) = std::mem::replace(arg, Arg::Dot { pos: 0 }) {
+                pending.push(*inner);
+            }
+        }
+        // A chain's node is a term: a pipeline at most, never another chain.
+        Arg::Chain { node, .. } => take_pipe(node, pending),
+        _ => {}
+    }
+}
+
+impl Drop for List {
+    fn drop(&mut self) {
+        let mut pending: Vec<List> = Vec::new();
+        take_lists(self, &mut pending);
+        while let Some(mut list) = pending.pop() {
+            take_lists(&mut list, &mut pending);
+        }
+    }
+}
+
+fn take_lists(list: &mut List, pending: &mut Vec<List>) {
+    for node in &mut list.nodes {
+        if let Node::If(b) | Node::Range(b) | Node::With(b) = node {
+            if !b.list.nodes.is_empty() {
+                pending.push(std::mem::take(&mut b.list));
+            }
+            if let Some(e) = b.else_list.take() {
+                pending.push(e);
+            }
+        }
+    }
 }

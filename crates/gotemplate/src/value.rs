@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use base64::Engine as _;
+
 use crate::error::Error;
 
 /// A template value.
@@ -22,6 +24,9 @@ pub enum Value {
     /// Go's `float64`.
     Float(f64),
     String(String),
+    /// Go's `[]byte` (`[]uint8`), as Helm's `.Files.GetBytes` returns it: printed as a list of
+    /// numbers, as text by `%s` and Sprig's `toString`, base64 in JSON and YAML.
+    Bytes(Arc<[u8]>),
     /// Go's `[]interface{}`.
     List(Arc<Vec<Value>>),
     /// Go's `map[string]interface{}`: shared and mutable.
@@ -190,6 +195,7 @@ impl Value {
             Value::Int(i) => *i != 0,
             Value::Float(f) => *f != 0.0,
             Value::String(s) => !s.is_empty(),
+            Value::Bytes(b) => !b.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.is_empty(),
             Value::Object(_) => true,
@@ -204,6 +210,7 @@ impl Value {
             Value::Int(_) => "int".into(),
             Value::Float(_) => "float64".into(),
             Value::String(_) => "string".into(),
+            Value::Bytes(_) => "[]uint8".into(),
             Value::List(_) => "[]interface {}".into(),
             Value::Map(m) => m
                 .type_name()
@@ -221,7 +228,7 @@ impl Value {
             Value::Int(_) => "int",
             Value::Float(_) => "float64",
             Value::String(_) => "string",
-            Value::List(_) => "slice",
+            Value::List(_) | Value::Bytes(_) => "slice",
             Value::Map(_) => "map",
             Value::Object(o) => {
                 if o.type_name().starts_with('*') {
@@ -251,11 +258,46 @@ impl Value {
         }
     }
 
+    pub fn bytes(b: impl Into<Arc<[u8]>>) -> Value {
+        Value::Bytes(b.into())
+    }
+
+    /// The elements of a `[]byte` as Go's reflection sees them, one number per byte (Go's are
+    /// `uint8`s; here they are ints).
+    pub fn byte_items(b: &[u8]) -> Vec<Value> {
+        b.iter().map(|&x| Value::Int(i64::from(x))).collect()
+    }
+
     pub fn as_list(&self) -> Option<&[Value]> {
         match self {
             Value::List(l) => Some(l),
             _ => None,
         }
+    }
+
+    /// Whether lists and maps (and host objects' values) nest deeper than `limit` inside this
+    /// value. Iterative, so that encoders can refuse a value nested too deep for their
+    /// recursion before they start.
+    pub fn nested_deeper_than(&self, limit: usize) -> bool {
+        let mut pending: Vec<(Value, usize)> = vec![(self.clone(), 0)];
+        while let Some((v, depth)) = pending.pop() {
+            let children: Vec<Value> = match &v {
+                Value::List(l) => l.iter().filter(|x| is_container(x)).cloned().collect(),
+                Value::Map(m) => m
+                    .read()
+                    .values()
+                    .filter(|x| is_container(x))
+                    .cloned()
+                    .collect(),
+                Value::Object(o) => o.to_value().into_iter().collect(),
+                _ => Vec::new(),
+            };
+            if !children.is_empty() && depth + 1 > limit {
+                return true;
+            }
+            pending.extend(children.into_iter().map(|c| (c, depth + 1)));
+        }
+        false
     }
 
     /// A copy that shares nothing with the original (Sprig's `deepCopy`).
@@ -285,6 +327,7 @@ impl Value {
             (Value::Int(a), Value::Int(b)) => a == b,
             (Value::Float(a), Value::Float(b)) => a == b,
             (Value::String(a), Value::String(b)) => a == b,
+            (Value::Bytes(a), Value::Bytes(b)) => a == b,
             (Value::List(a), Value::List(b)) => {
                 a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.deep_equal(y))
             }
@@ -330,6 +373,10 @@ impl Value {
                 .map(serde_json::Value::Number)
                 .unwrap_or(serde_json::Value::Null),
             Value::String(s) => serde_json::Value::String(s.clone()),
+            // Go's encoding/json writes a []byte as its base64 text.
+            Value::Bytes(b) => {
+                serde_json::Value::String(base64::engine::general_purpose::STANDARD.encode(b))
+            }
             Value::List(l) => serde_json::Value::Array(l.iter().map(Value::to_json).collect()),
             Value::Map(m) => serde_json::Value::Object(
                 m.read()
@@ -353,6 +400,7 @@ impl fmt::Debug for Value {
             Value::Int(i) => write!(f, "{i}"),
             Value::Float(x) => write!(f, "{x:?}"),
             Value::String(s) => write!(f, "{s:?}"),
+            Value::Bytes(b) => write!(f, "{b:?}"),
             Value::List(l) => f.debug_list().entries(l.iter()).finish(),
             Value::Map(m) => m.fmt(f),
             Value::Object(o) => write!(f, "{}({})", o.type_name(), o.format()),
@@ -407,6 +455,11 @@ impl From<Vec<Value>> for Value {
         Value::list(l)
     }
 }
+impl From<Vec<u8>> for Value {
+    fn from(b: Vec<u8>) -> Value {
+        Value::Bytes(b.into())
+    }
+}
 impl From<Map> for Value {
     fn from(m: Map) -> Value {
         Value::Map(m)
@@ -415,5 +468,54 @@ impl From<Map> for Value {
 impl From<&serde_json::Value> for Value {
     fn from(j: &serde_json::Value) -> Value {
         Value::from_json(j)
+    }
+}
+
+/// Dropping a value nested deeper than the stack allows (a list a template wrapped in itself
+/// 100000 times) must not overflow the stack: the compiler's drop recurses once per level, so
+/// a value whose lists or maps hold lists or maps is taken apart here, its nested containers
+/// kept on a heap stack, each emptied before it is dropped. Shared containers (another holder
+/// keeps them) are left alone: only their last holder drops them.
+impl Drop for Value {
+    fn drop(&mut self) {
+        if !has_nested_containers(self) {
+            return;
+        }
+        let mut pending: Vec<Value> = Vec::new();
+        take_children(self, &mut pending);
+        while let Some(mut v) = pending.pop() {
+            take_children(&mut v, &mut pending);
+            // `v` has no children left that it alone holds: dropping it recurses no further.
+        }
+    }
+}
+
+fn is_container(v: &Value) -> bool {
+    matches!(v, Value::List(_) | Value::Map(_) | Value::Object(_))
+}
+
+fn has_nested_containers(v: &Value) -> bool {
+    match v {
+        Value::List(l) => Arc::strong_count(l) == 1 && l.iter().any(is_container),
+        Value::Map(m) => Arc::strong_count(&m.entries) == 1 && m.read().values().any(is_container),
+        _ => false,
+    }
+}
+
+/// Moves the nested containers that `v` alone holds into `pending`.
+fn take_children(v: &mut Value, pending: &mut Vec<Value>) {
+    match v {
+        Value::List(l) => {
+            if let Some(items) = Arc::get_mut(l) {
+                pending.extend(items.drain(..).filter(is_container));
+            }
+        }
+        Value::Map(m) => {
+            if let Some(lock) = Arc::get_mut(&mut m.entries) {
+                let entries = lock.get_mut().unwrap_or_else(|e| e.into_inner());
+                pending.extend(std::mem::take(entries).into_values().filter(is_container));
+            }
+        }
+        _ => {}
     }
 }

@@ -79,3 +79,93 @@ fn parsing_is_linear_in_the_text() {
     let mut set = Templates::new(Functions::sprig());
     set.parse("t", &"{{ .a }}\n".repeat(lines)).unwrap();
 }
+
+/// Runs `f` on a thread with the 2 MiB stack that Rust gives new threads, so that a test
+/// that would overflow the stack fails here as it would in a program's worker thread.
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
+fn render(text: &str) -> Result<String, String> {
+    gotemplate::render("t", text, &Value::Nil).map_err(|e| e.to_string())
+}
+
+/// Go's bound on nested parentheses (10000), with Go's message; up to it, the parser and the
+/// executor recurse without overflowing the stack.
+#[test]
+fn nested_parentheses_stop_at_go_s_depth() {
+    on_small_stack(|| {
+        let nested = |n: usize| format!("{{{{ {}1{} }}}}", "(".repeat(n), ")".repeat(n));
+        assert_eq!(render(&nested(10_000)).unwrap(), "1");
+        assert_eq!(
+            render(&nested(10_001)).unwrap_err(),
+            "template: t:1: max expression depth exceeded"
+        );
+        assert_eq!(
+            render(&nested(1_000_000)).unwrap_err(),
+            "template: t:1: max expression depth exceeded"
+        );
+    });
+}
+
+/// Nested blocks (Go has no bound of its own) stop at 10000 with a message that says so.
+#[test]
+fn nested_blocks_stop_at_a_bound() {
+    on_small_stack(|| {
+        let ifs = |n: usize| format!("{}x{}", "{{ if 1 }}".repeat(n), "{{ end }}".repeat(n));
+        assert_eq!(render(&ifs(10_000)).unwrap(), "x");
+        let err = render(&ifs(10_001)).unwrap_err();
+        assert!(err.contains("max block depth exceeded"), "{err}");
+        let err = render(&"{{ range . }}{{ with 1 }}".repeat(200_000)).unwrap_err();
+        assert!(err.contains("max block depth exceeded"), "{err}");
+        let chain = format!(
+            "{{{{ if 0 }}}}{}x{{{{ end }}}}",
+            "{{ else if 0 }}".repeat(20_000)
+        );
+        assert!(
+            render(&chain)
+                .unwrap_err()
+                .contains("max block depth exceeded")
+        );
+    });
+}
+
+/// A list nested 100000 deep, built by a template, is printed, measured and encoded without
+/// overflowing the stack, and dropped without overflowing it either.
+#[test]
+fn deeply_nested_values_are_used_and_dropped_on_a_small_stack() {
+    on_small_stack(|| {
+        let text = "{{ $l := list }}{{ range until 100000 }}{{ $l = list $l }}{{ end }}\
+                    {{ len $l }} {{ len (printf \"%v\" $l) }}";
+        // Go prints it all; this engine's `%v` cuts nesting at 100 levels with "...".
+        assert!(render(text).unwrap().starts_with("1 "));
+        render(
+            "{{ $l := list }}{{ range until 100000 }}{{ $l = list $l }}{{ end }}{{ toJson $l }}",
+        )
+        .unwrap();
+        let mut deep = Value::list(Vec::new());
+        for _ in 0..1_000_000 {
+            let map: gotemplate::Map = [("k".to_string(), deep)].into_iter().collect();
+            deep = Value::list(vec![Value::Map(map)]);
+        }
+        drop(deep);
+    });
+}
+
+/// Found by the fuzz target: a width of 44073709551615 asked for 44 TB of padding. Go's
+/// `fmt` stops a width or precision that grows past a million with `%!(NOVERB)`, and refuses
+/// such a `*` width as `%!(BADWIDTH)` (the expected texts are real Helm's).
+#[test]
+fn printf_widths_past_a_million_are_refused_as_go_refuses_them() {
+    let out = render(r#"{{ printf "%x|% 044073709551615x|%#x" "hi" "hi" "hi" }}"#).unwrap();
+    assert_eq!(out, "6869|%!(NOVERB)%!(EXTRA string=hi, string=hi)");
+    let out = render(r#"{{ printf "%.99999999s" "hi" }}"#).unwrap();
+    assert_eq!(out, "%!(NOVERB)%!(EXTRA string=hi)");
+    let out = render(r#"{{ printf "%*d" 99999999 1 }}"#).unwrap();
+    assert_eq!(out, "%!(BADWIDTH)1");
+}

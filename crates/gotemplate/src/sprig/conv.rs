@@ -3,10 +3,11 @@
 use crate::gofmt;
 use crate::value::Value;
 
-/// Sprig's `strval`: strings as they are, everything else as `%v`.
+/// Sprig's `strval`: strings as they are, a `[]byte` as its text, everything else as `%v`.
 pub fn strval(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
+        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
         other => gofmt::sprint_value(other),
     }
 }
@@ -85,6 +86,7 @@ pub(crate) fn parse_float(s: &str) -> Option<f64> {
 pub(crate) fn strslice(v: &Value) -> Vec<String> {
     match v {
         Value::List(l) => l.iter().filter(|x| !x.is_nil()).map(strval).collect(),
+        Value::Bytes(b) => b.iter().map(u8::to_string).collect(),
         Value::Nil => Vec::new(),
         other => vec![strval(other)],
     }

@@ -106,8 +106,8 @@ fn dig(a: &[Value]) -> Result<Value, Error> {
         if n + 1 == keys.len() {
             return Ok(step);
         }
-        match step {
-            Value::Map(m) if m.type_name().is_none() => cur = m,
+        match &step {
+            Value::Map(m) if m.type_name().is_none() => cur = m.clone(),
             other => {
                 return Err(panic_err(format!(
                     "interface conversion: interface {{}} is {}, not map[string]interface {{}}",

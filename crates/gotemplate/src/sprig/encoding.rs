@@ -100,6 +100,12 @@ fn write_json(
             out.push_str(&json_float(*f));
         }
         Value::String(s) => json_string(out, s, html),
+        // encoding/json writes a []byte as its base64 text.
+        Value::Bytes(b) => json_string(
+            out,
+            &base64::engine::general_purpose::STANDARD.encode(b),
+            html,
+        ),
         Value::List(l) => {
             if l.is_empty() {
                 out.push_str("[]");

@@ -1,6 +1,8 @@
 //! Sprig's list functions. The `must*` forms return the error that the plain forms panic with;
 //! Go's template engine reports both the same way.
 
+use std::borrow::Cow;
+
 use super::conv::{empty, to_i64};
 use super::{fixed, panic_err, var};
 use crate::error::Error;
@@ -14,9 +16,10 @@ fn kind_name(v: &Value) -> &'static str {
 }
 
 /// The elements of a Go slice argument, or Sprig's error for other kinds.
-fn items<'a>(v: &'a Value, what: &str) -> Result<&'a [Value], Error> {
+fn items<'a>(v: &'a Value, what: &str) -> Result<Cow<'a, [Value]>, Error> {
     match v {
-        Value::List(l) => Ok(l),
+        Value::List(l) => Ok(Cow::Borrowed(l)),
+        Value::Bytes(b) => Ok(Cow::Owned(Value::byte_items(b))),
         Value::Nil => Err(panic_err(
             "runtime error: invalid memory address or nil pointer dereference",
         )),
@@ -43,7 +46,7 @@ fn push(a: &[Value]) -> Result<Value, Error> {
 
 fn prepend(a: &[Value]) -> Result<Value, Error> {
     let mut l = vec![a[1].clone()];
-    l.extend_from_slice(items(&a[0], "prepend")?);
+    l.extend_from_slice(&items(&a[0], "prepend")?);
     list(l)
 }
 
@@ -82,7 +85,7 @@ fn reverse(a: &[Value]) -> Result<Value, Error> {
 fn uniq(a: &[Value]) -> Result<Value, Error> {
     let l = items(&a[0], "find uniq")?;
     let mut out: Vec<Value> = Vec::new();
-    for x in l {
+    for x in l.iter() {
         if !in_list(&out, x) {
             out.push(x.clone());
         }
@@ -95,8 +98,13 @@ fn compact(a: &[Value]) -> Result<Value, Error> {
     list(l.iter().filter(|x| !empty(x)).cloned().collect())
 }
 
+/// The elements of a `[]byte` are `uint8`s, which no value of a template equals in Go
+/// (`has 104 $bytes` is false): `has` and `without` compare them with nothing.
 fn without(a: &[Value]) -> Result<Value, Error> {
     let l = items(&a[0], "find without")?;
+    if matches!(a[0], Value::Bytes(_)) {
+        return list(l.into_owned());
+    }
     list(l.iter().filter(|x| !in_list(&a[1..], x)).cloned().collect())
 }
 
@@ -105,12 +113,16 @@ fn has(a: &[Value]) -> Result<Value, Error> {
         return Ok(Value::Bool(false));
     }
     let l = items(&a[1], "find has")?;
-    Ok(Value::Bool(in_list(l, &a[0])))
+    Ok(Value::Bool(
+        !matches!(a[1], Value::Bytes(_)) && in_list(&l, &a[0]),
+    ))
 }
 
 fn slice(a: &[Value]) -> Result<Value, Error> {
     let l = match &a[0] {
-        Value::List(l) => l,
+        Value::List(l) => Cow::Borrowed(&l[..]),
+        // Go's reflect slices a []byte into a []byte.
+        Value::Bytes(b) => Cow::Owned(Value::byte_items(b)),
         Value::Nil => {
             return Err(panic_err(
                 "runtime error: invalid memory address or nil pointer dereference",
@@ -131,7 +143,11 @@ fn slice(a: &[Value]) -> Result<Value, Error> {
     if start < 0 || end < start || end > l.len() as i64 {
         return Err(panic_err("reflect.Value.Slice: slice index out of bounds"));
     }
-    list(l[start as usize..end as usize].to_vec())
+    let (start, end) = (start as usize, end as usize);
+    match &a[0] {
+        Value::Bytes(b) => Ok(Value::bytes(&b[start..end])),
+        _ => list(l[start..end].to_vec()),
+    }
 }
 
 fn concat(a: &[Value]) -> Result<Value, Error> {
@@ -139,6 +155,7 @@ fn concat(a: &[Value]) -> Result<Value, Error> {
     for x in a {
         match x {
             Value::List(l) => out.extend(l.iter().cloned()),
+            Value::Bytes(b) => out.extend(Value::byte_items(b)),
             other => {
                 return Err(panic_err(format!(
                     "Cannot concat type {} as list",

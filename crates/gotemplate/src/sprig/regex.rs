@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use super::conv::str_list;
 use super::{fixed, panic_err};
 use crate::error::Error;
-use crate::funcs::{Functions, Type};
+use crate::funcs::{Function, Functions, Type};
 use crate::value::Value;
 
 use Type::{Int, String as Str};
@@ -81,13 +81,19 @@ fn go_syntax_error(re: &str) -> Option<String> {
     Some(format!("error parsing regexp: {code}: `{expr}`"))
 }
 
-fn compile(re: &str) -> Result<regex::Regex, Error> {
+/// Compiles `re`. Sprig's plain forms use `regexp.MustCompile`, whose panic names the
+/// expression; the `must` forms return `regexp.Compile`'s error as it is.
+fn compile(re: &str, must: bool) -> Result<regex::Regex, Error> {
     regex::RegexBuilder::new(re)
         .size_limit(32 << 20)
         .build()
         .map_err(|e| {
             let msg = go_syntax_error(re).unwrap_or_else(|| format!("error parsing regexp: {e}"));
-            panic_err(format!("regexp: Compile({}): {msg}", go_regexp_quote(re)))
+            if must {
+                Error::func(msg)
+            } else {
+                panic_err(format!("regexp: Compile({}): {msg}", go_regexp_quote(re)))
+            }
         })
 }
 
@@ -98,7 +104,7 @@ const CACHED_EXPRESSIONS: usize = 256;
 /// patterns again and again (once per `include` of a helper), and compiling an expression costs
 /// far more than matching it, so compiled expressions are kept, by pattern, per thread. Errors
 /// are not kept: a chart that fails stops rendering.
-fn with_compiled<T>(re: &str, f: impl FnOnce(&regex::Regex) -> T) -> Result<T, Error> {
+fn with_compiled<T>(re: &str, must: bool, f: impl FnOnce(&regex::Regex) -> T) -> Result<T, Error> {
     thread_local! {
         static COMPILED: RefCell<HashMap<String, regex::Regex>> = RefCell::new(HashMap::new());
     }
@@ -106,7 +112,7 @@ fn with_compiled<T>(re: &str, f: impl FnOnce(&regex::Regex) -> T) -> Result<T, E
         if let Some(compiled) = cache.borrow().get(re) {
             return Ok(f(compiled));
         }
-        let compiled = compile(re)?;
+        let compiled = compile(re, must)?;
         let out = f(&compiled);
         let mut cache = cache.borrow_mut();
         if cache.len() >= CACHED_EXPRESSIONS {
@@ -165,51 +171,69 @@ fn replace_all(re: &regex::Regex, text: &str, repl: &str) -> String {
 pub(super) fn register(f: &mut Functions) {
     fixed(f, "regexMatch", &[Str, Str], |_, a| {
         Ok(Value::Bool(
-            with_compiled(s(&a[0]), |re| re.is_match(s(&a[1]))).unwrap_or(false),
+            with_compiled(s(&a[0]), false, |re| re.is_match(s(&a[1]))).unwrap_or(false),
         ))
     });
     fixed(f, "mustRegexMatch", &[Str, Str], |_, a| {
-        Ok(Value::Bool(with_compiled(s(&a[0]), |re| {
+        Ok(Value::Bool(with_compiled(s(&a[0]), true, |re| {
             re.is_match(s(&a[1]))
         })?))
     });
-    for name in ["regexFindAll", "mustRegexFindAll"] {
-        fixed(f, name, &[Str, Str, Int], |_, a| {
-            Ok(str_list(with_compiled(s(&a[0]), |re| {
-                find_all(re, s(&a[1]), n(&a[2]))
-            })?))
-        });
+    for (name, must) in [("regexFindAll", false), ("mustRegexFindAll", true)] {
+        f.insert(
+            name,
+            Function::new(&[Str, Str, Int], move |_, a| {
+                Ok(str_list(with_compiled(s(&a[0]), must, |re| {
+                    find_all(re, s(&a[1]), n(&a[2]))
+                })?))
+            }),
+        );
     }
-    for name in ["regexFind", "mustRegexFind"] {
-        fixed(f, name, &[Str, Str], |_, a| {
-            Ok(with_compiled(s(&a[0]), |re| {
-                re.find(s(&a[1]))
-                    .map(|m| m.as_str().to_string())
-                    .unwrap_or_default()
-            })?
-            .into())
-        });
+    for (name, must) in [("regexFind", false), ("mustRegexFind", true)] {
+        f.insert(
+            name,
+            Function::new(&[Str, Str], move |_, a| {
+                Ok(with_compiled(s(&a[0]), must, |re| {
+                    re.find(s(&a[1]))
+                        .map(|m| m.as_str().to_string())
+                        .unwrap_or_default()
+                })?
+                .into())
+            }),
+        );
     }
-    for name in ["regexReplaceAll", "mustRegexReplaceAll"] {
-        fixed(f, name, &[Str, Str, Str], |_, a| {
-            Ok(with_compiled(s(&a[0]), |re| replace_all(re, s(&a[1]), s(&a[2])))?.into())
-        });
+    for (name, must) in [("regexReplaceAll", false), ("mustRegexReplaceAll", true)] {
+        f.insert(
+            name,
+            Function::new(&[Str, Str, Str], move |_, a| {
+                Ok(with_compiled(s(&a[0]), must, |re| replace_all(re, s(&a[1]), s(&a[2])))?.into())
+            }),
+        );
     }
-    for name in ["regexReplaceAllLiteral", "mustRegexReplaceAllLiteral"] {
-        fixed(f, name, &[Str, Str, Str], |_, a| {
-            Ok(with_compiled(s(&a[0]), |re| {
-                re.replace_all(s(&a[1]), regex::NoExpand(s(&a[2])))
-                    .into_owned()
-            })?
-            .into())
-        });
+    for (name, must) in [
+        ("regexReplaceAllLiteral", false),
+        ("mustRegexReplaceAllLiteral", true),
+    ] {
+        f.insert(
+            name,
+            Function::new(&[Str, Str, Str], move |_, a| {
+                Ok(with_compiled(s(&a[0]), must, |re| {
+                    re.replace_all(s(&a[1]), regex::NoExpand(s(&a[2])))
+                        .into_owned()
+                })?
+                .into())
+            }),
+        );
     }
-    for name in ["regexSplit", "mustRegexSplit"] {
-        fixed(f, name, &[Str, Str, Int], |_, a| {
-            Ok(str_list(with_compiled(s(&a[0]), |re| {
-                split(re, s(&a[1]), n(&a[2]))
-            })?))
-        });
+    for (name, must) in [("regexSplit", false), ("mustRegexSplit", true)] {
+        f.insert(
+            name,
+            Function::new(&[Str, Str, Int], move |_, a| {
+                Ok(str_list(with_compiled(s(&a[0]), must, |re| {
+                    split(re, s(&a[1]), n(&a[2]))
+                })?))
+            }),
+        );
     }
     fixed(f, "regexQuoteMeta", &[Str], |_, a| {
         let mut out = String::new();

@@ -427,7 +427,11 @@ pub(super) fn register(f: &mut Functions) {
         let parts: Vec<String> = a
             .iter()
             .filter(|v| !v.is_nil())
-            .map(|v| gofmt::quote(&strval(v)))
+            .map(|v| match v {
+                // strval's text of a []byte need not be UTF-8; Go escapes its bytes.
+                Value::Bytes(b) => gofmt::quote_bytes(b, false),
+                v => gofmt::quote(&strval(v)),
+            })
             .collect();
         ok(parts.join(" "))
     });
@@ -435,7 +439,7 @@ pub(super) fn register(f: &mut Functions) {
         let parts: Vec<String> = a
             .iter()
             .filter(|v| !v.is_nil())
-            .map(|v| format!("'{}'", strval(v)))
+            .map(|v| format!("'{}'", gofmt::sprint_value(v)))
             .collect();
         ok(parts.join(" "))
     });
@@ -488,7 +492,7 @@ pub(super) fn register(f: &mut Functions) {
     });
     fixed(f, "sortAlpha", &[Any], |_, a| {
         let mut v = match &a[0] {
-            Value::List(_) => strslice(&a[0]),
+            Value::List(_) | Value::Bytes(_) => strslice(&a[0]),
             other => vec![strval(other)],
         };
         v.sort();
