@@ -20,7 +20,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "chart: $largest ($(du -sh "$largest" | cut -f1), $(find "$largest" -type f | wc -l) files)"
 python3 - "$work" "$binary" "$largest" "${1:-40}" <<'PY'
-import shutil, statistics, subprocess, sys, time
+import resource, shutil, statistics, subprocess, sys, time
 from pathlib import Path
 
 work, binary, chart, pairs = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -31,14 +31,25 @@ commands = {
 }
 
 
+cpu = {"cp -r": 0.0, "new": 0.0}
+
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(name):
-    """Seconds one run of `name` takes, into a fresh `out` (its removal is not timed)."""
+    """Seconds one run of `name` takes, into a fresh `out` (its removal is not timed); its CPU
+    time, on every core, is added to `cpu`."""
     out = work / "out"
     if out.exists():
         shutil.rmtree(out)
+    cpu_before = children_cpu()
     start = time.perf_counter_ns()
     done = subprocess.run(commands[name], cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = (time.perf_counter_ns() - start) / 1e9
+    cpu[name] += children_cpu() - cpu_before
     if done.returncode != 0:
         sys.exit(f"{name} failed ({done.returncode}): {done.stderr.decode(errors='replace')}")
     return elapsed
@@ -48,6 +59,7 @@ for _ in range(WARMUPS):
     timed("cp -r")
     timed("new")
 times = {"cp -r": [], "new": []}
+cpu = {"cp -r": 0.0, "new": 0.0}  # the warm-ups' CPU time is not counted
 ratios = []
 for i in range(pairs):
     # Alternate which command goes first, so neither always runs right after a removal.
@@ -63,5 +75,8 @@ quartiles = statistics.quantiles(ratios, n=4)
 print(f"{pairs} pairs after {WARMUPS} warm-ups")
 print(f"median cp -r: {ms(cp)}  (min {ms(min(times['cp -r']))})")
 print(f"median operator-rs new: {ms(new)}  (min {ms(min(times['new']))})")
+# CPU time moves less with the machine's load than wall time does, and shows work saved on
+# the second core, which the wall time of a run on two cores can hide.
+print(f"CPU time per run: cp -r {ms(cpu['cp -r'] / pairs)}, new {ms(cpu['new'] / pairs)}")
 print(f"median of per-pair ratios: {statistics.median(ratios):.2f}x  (quartiles {quartiles[0]:.2f}x .. {quartiles[2]:.2f}x)")
 PY

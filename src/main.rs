@@ -4,6 +4,11 @@ use clap::Parser;
 
 use operator_rs::{cli::Cli, commands, error, ui};
 
+// Rendering a chart allocates many small values (template nodes, YAML and JSON trees): mimalloc
+// serves them in a fraction of the instructions glibc's allocator takes.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     // reqwest (charts) and kube share rustls; exactly one crypto provider may be active, or
     // the clients panic when they first build a TLS config.
