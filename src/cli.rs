@@ -439,9 +439,17 @@ pub struct HelmRuntimeArgs {
     #[arg(long, value_name = "ADDRESS", default_value = ":8081")]
     pub health_probe_bind_address: String,
 
-    /// Accepted for the helm-operator's deploy/operator.yaml; no metrics are served yet
+    /// The address the metrics endpoint (/metrics) binds to; 0 disables it [the helm-operator's default: :8080]
     #[arg(long, value_name = "ADDRESS", default_value = "0")]
     pub metrics_bind_address: String,
+
+    /// Serve metrics over HTTPS: not supported by this runtime (plain HTTP only), so only false is accepted
+    #[arg(long, value_name = "BOOL", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_value = "false", default_missing_value = "true", value_parser = parse_go_bool)]
+    pub metrics_secure: bool,
+
+    /// Authenticate and authorize metrics requests with RBAC: not supported by this runtime, so only false is accepted
+    #[arg(long, value_name = "BOOL", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_value = "false", default_missing_value = "true", value_parser = parse_go_bool)]
+    pub metrics_require_rbac: bool,
 
     /// Enable leader election: of several replicas only the holder of the Lease reconciles
     #[arg(long)]
@@ -474,6 +482,15 @@ pub struct HelmRuntimeCommandArgs {
     /// Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else the pod's service account]
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
+}
+
+/// A boolean flag's value as Go's `strconv.ParseBool` reads it (`--metrics-secure=false`).
+fn parse_go_bool(text: &str) -> Result<bool, String> {
+    match text {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Ok(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Ok(false),
+        _ => Err(format!("\"{text}\" is not a boolean: write true or false")),
+    }
 }
 
 /// A Go duration as `time.ParseDuration` reads it; negative ones are zero (no period).

@@ -15,7 +15,7 @@ use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: HelmRuntimeCommandArgs) -> anyhow::Result<()> {
     let flags = &args.flags;
-    let probe_address = run_helm::probe_address(flags)?;
+    let endpoints = run_helm::endpoints(flags)?;
     if flags.leader_elect && flags.leader_election_id.is_none() {
         // Without a project there is no name to default to, and a shared guess would let two
         // operators of one namespace take each other's Lease.
@@ -75,7 +75,7 @@ pub fn run(ui: &Ui, args: HelmRuntimeCommandArgs) -> anyhow::Result<()> {
             Operator {
                 cluster,
                 flags,
-                probe_address,
+                endpoints,
                 watches: loaded.entries,
                 namespaces,
                 lease,

@@ -17,7 +17,9 @@ use crate::cli::{HelmRuntimeArgs, HelmRuntimeFlags, RunArgs};
 use crate::duration;
 use crate::error::usage;
 use crate::helm_runtime::controller::{self, Log, Options};
+use crate::helm_runtime::http::{self, Routes};
 use crate::helm_runtime::leader::{Candidate, Timing};
+use crate::helm_runtime::metrics::Metrics;
 use crate::helm_runtime::watches::Watch;
 use crate::helm_runtime::{probes, watches};
 use crate::kube::{Cluster, Ownership, WriteMode};
@@ -40,21 +42,37 @@ pub fn run(ui: &Ui, args: &RunArgs, root: &Path, project: &Project) -> anyhow::R
             ))
         })?
         .flags;
-    let probe_address = probe_address(&flags)?;
-    multi_thread_runtime()?.block_on(run_in_project(
-        ui,
-        args,
-        &flags,
-        probe_address,
-        root,
-        project,
-    ))
+    let endpoints = endpoints(&flags)?;
+    multi_thread_runtime()?.block_on(run_in_project(ui, args, &flags, endpoints, root, project))
 }
 
-/// The probe address of `--health-probe-bind-address`, checked before anything runs.
-pub(super) fn probe_address(flags: &HelmRuntimeArgs) -> anyhow::Result<Option<SocketAddr>> {
-    probes::parse_address(&flags.health_probe_bind_address)
-        .map_err(|e| usage(format!("--health-probe-bind-address: {e}")))
+/// Where the runtime's own HTTP endpoints listen; `None` turns one off.
+pub(super) struct Endpoints {
+    pub probes: Option<SocketAddr>,
+    pub metrics: Option<SocketAddr>,
+}
+
+/// The endpoints' flags, checked before anything runs.
+pub(super) fn endpoints(flags: &HelmRuntimeArgs) -> anyhow::Result<Endpoints> {
+    // The helm-operator serves metrics over HTTPS with a self-signed certificate and checks
+    // each request with a TokenReview and a SubjectAccessReview; accepting the flags while
+    // serving plain HTTP to anyone would be a silent downgrade.
+    if flags.metrics_require_rbac {
+        return Err(usage(
+            "--metrics-require-rbac: operator-rs's Helm runtime does not authenticate or authorize metrics requests (it serves /metrics over plain HTTP); drop --metrics-require-rbac and --metrics-secure and restrict who reaches the metrics port otherwise (a NetworkPolicy), or use the helm-operator image, which supports it (`runtime: helm-operator` in PROJECT)",
+        ));
+    }
+    if flags.metrics_secure {
+        return Err(usage(
+            "--metrics-secure: operator-rs's Helm runtime serves /metrics over plain HTTP only; drop --metrics-secure (the helm-operator's default is off too), or use the helm-operator image, which supports it (`runtime: helm-operator` in PROJECT)",
+        ));
+    }
+    Ok(Endpoints {
+        probes: http::parse_address(&flags.health_probe_bind_address)
+            .map_err(|e| usage(format!("--health-probe-bind-address: {e}")))?,
+        metrics: http::parse_address(&flags.metrics_bind_address)
+            .map_err(|e| usage(format!("--metrics-bind-address: {e}")))?,
+    })
 }
 
 /// Reconciles render charts on blocking threads and talk to the API server meanwhile.
@@ -68,7 +86,7 @@ async fn run_in_project(
     ui: &Ui,
     args: &RunArgs,
     flags: &HelmRuntimeArgs,
-    probe_address: Option<SocketAddr>,
+    endpoints: Endpoints,
     root: &Path,
     project: &Project,
 ) -> anyhow::Result<()> {
@@ -120,7 +138,7 @@ async fn run_in_project(
         Operator {
             cluster,
             flags,
-            probe_address,
+            endpoints,
             watches: loaded.entries,
             namespaces: split_namespaces(&watched),
             lease,
@@ -140,7 +158,7 @@ pub(super) struct Lease {
 pub(super) struct Operator<'a> {
     pub cluster: Cluster,
     pub flags: &'a HelmRuntimeArgs,
-    pub probe_address: Option<SocketAddr>,
+    pub endpoints: Endpoints,
     pub watches: Vec<Watch>,
     /// `WATCH_NAMESPACE` split; empty for every namespace.
     pub namespaces: Vec<String>,
@@ -148,13 +166,13 @@ pub(super) struct Operator<'a> {
     pub lease: Option<Lease>,
 }
 
-/// Runs the controllers of every watch until a stop signal (or a lost Lease): probes first,
-/// then leadership when asked for, then the reconciles.
+/// Runs the controllers of every watch until a stop signal (or a lost Lease): probes and
+/// metrics first, then leadership when asked for, then the reconciles.
 pub(super) async fn operate(ui: &Ui, operator: Operator<'_>) -> anyhow::Result<()> {
     let Operator {
         cluster,
         flags,
-        probe_address,
+        endpoints,
         watches,
         namespaces,
         lease,
@@ -162,27 +180,33 @@ pub(super) async fn operate(ui: &Ui, operator: Operator<'_>) -> anyhow::Result<(
     if let Some(lease) = &lease {
         check_namespace(&lease.namespace)?;
     }
-    if flags.metrics_bind_address != "0" {
-        ui.warn(format!(
-            "--metrics-bind-address={}: operator-rs's Helm runtime serves no metrics yet; the flag is accepted so that deploy/operator.yaml runs unchanged",
-            flags.metrics_bind_address
-        ));
-    }
-    let probes = match probe_address {
-        Some(address) => {
-            let listener = probes::bind(address).await.map_err(|e| {
+    let metrics = Metrics::new();
+    // Dropped on every way out, which stops both servers.
+    let mut servers = Servers::default();
+    if let Some(address) = endpoints.probes {
+        let bound = servers
+            .start(address, probes::routes())
+            .await
+            .map_err(|e| {
                 anyhow::anyhow!(
                     "cannot listen on {address} for /healthz and /readyz: {e} (choose another with --health-probe-bind-address=127.0.0.1:PORT, or 0 to turn it off)"
                 )
             })?;
-            ui.info(format!(
-                "Health probes on http://{}/healthz and /readyz",
-                listener.local_addr()?
-            ));
-            Some(tokio::spawn(probes::serve(listener)))
-        }
-        None => None,
-    };
+        ui.info(format!(
+            "Health probes on http://{bound}/healthz and /readyz"
+        ));
+    }
+    if let Some(address) = endpoints.metrics {
+        let bound = servers
+            .start(address, metrics.routes())
+            .await
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot listen on {address} for /metrics: {e} (choose another with --metrics-bind-address=127.0.0.1:PORT, or 0 to turn it off)"
+                )
+            })?;
+        ui.info(format!("Metrics on http://{bound}/metrics"));
+    }
 
     let log: Log = Arc::new(|line: &str| {
         eprintln!(
@@ -199,6 +223,7 @@ pub(super) async fn operate(ui: &Ui, operator: Operator<'_>) -> anyhow::Result<(
             usize::from,
         ),
         log: log.clone(),
+        metrics: metrics.clone(),
     };
     ui.info("The operator runs (Ctrl-C stops it)");
     let stop = stop_signal(log.clone()).boxed().shared();
@@ -217,10 +242,13 @@ pub(super) async fn operate(ui: &Ui, operator: Operator<'_>) -> anyhow::Result<(
             Timing::default(),
             log.clone(),
         );
+        // As client-go's elector: 0 from the start of the election, 1 while leading.
+        metrics.set_leader(&lease.name, false);
         leadership = tokio::select! {
             acquired = candidate.acquire() => Some(acquired?),
             () = stop.clone() => return Ok(()),
         };
+        metrics.set_leader(&lease.name, true);
         log("Became the leader");
     }
     let controllers = controller::run(cluster, options, stop);
@@ -229,6 +257,9 @@ pub(super) async fn operate(ui: &Ui, operator: Operator<'_>) -> anyhow::Result<(
         Some(leadership) => tokio::select! {
             result = &mut controllers => result,
             lost = leadership.lost() => {
+                if let Some(lease) = &lease {
+                    metrics.set_leader(&lease.name, false);
+                }
                 // Another replica may be reconciling already: not one more request from here.
                 log(&format!("Lost leadership ({lost}); stopping at once, without finishing the reconciles in flight"));
                 return Err(anyhow::anyhow!("lost leadership: {lost}"));
@@ -236,15 +267,35 @@ pub(super) async fn operate(ui: &Ui, operator: Operator<'_>) -> anyhow::Result<(
         },
         None => controllers.await,
     };
-    if let Some(probes) = probes {
-        probes.abort();
-    }
+    drop(servers);
     result?;
     if let Some(leadership) = leadership {
         leadership.release().await;
     }
     ui.info("The operator stopped.");
     Ok(())
+}
+
+/// The runtime's HTTP servers, stopped when dropped.
+#[derive(Default)]
+struct Servers(Vec<tokio::task::JoinHandle<()>>);
+
+impl Servers {
+    /// Binds `address` and serves `routes` on it; returns the bound address (port 0 picks one).
+    async fn start(&mut self, address: SocketAddr, routes: Routes) -> std::io::Result<SocketAddr> {
+        let listener = http::bind(address).await?;
+        let bound = listener.local_addr()?;
+        self.0.push(tokio::spawn(http::serve(listener, routes)));
+        Ok(bound)
+    }
+}
+
+impl Drop for Servers {
+    fn drop(&mut self) {
+        for server in &self.0 {
+            server.abort();
+        }
+    }
 }
 
 /// Who this process is in the election: the pod's or host's name, made unique per process
@@ -335,5 +386,31 @@ mod tests {
         assert_eq!(flags.health_probe_bind_address, ":8081");
         assert_eq!(flags.metrics_bind_address, ":8080");
         assert!(HelmRuntimeFlags::try_parse_from(["--reconcile-period=5"]).is_err());
+    }
+
+    fn flags(args: &[&str]) -> HelmRuntimeArgs {
+        HelmRuntimeFlags::try_parse_from(args).unwrap().flags
+    }
+
+    #[test]
+    fn metrics_are_off_unless_asked_for_and_never_secure() {
+        let off = endpoints(&flags(&[])).unwrap();
+        assert_eq!(off.metrics, None);
+        assert_eq!(off.probes, Some("0.0.0.0:8081".parse().unwrap()));
+        let on = endpoints(&flags(&["--metrics-bind-address=127.0.0.1:0"])).unwrap();
+        assert_eq!(on.metrics, Some("127.0.0.1:0".parse().unwrap()));
+        // Go's boolean flags: bare, or with =VALUE as strconv.ParseBool reads it.
+        assert!(flags(&["--metrics-secure"]).metrics_secure);
+        assert!(flags(&["--metrics-secure=T"]).metrics_secure);
+        assert!(!flags(&["--metrics-secure=false"]).metrics_secure);
+        assert!(HelmRuntimeFlags::try_parse_from(["--metrics-secure=yes"]).is_err());
+        let refused = |args: &[&str]| endpoints(&flags(args)).err().unwrap().to_string();
+        assert!(refused(&["--metrics-secure"]).contains("plain HTTP only"));
+        assert!(
+            refused(&["--metrics-secure", "--metrics-require-rbac"])
+                .starts_with("--metrics-require-rbac:")
+        );
+        assert!(refused(&["--metrics-bind-address=8080"]).contains("--metrics-bind-address"));
+        assert!(endpoints(&flags(&["--metrics-secure=0", "--metrics-require-rbac=f"])).is_ok());
     }
 }

@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,6 +29,7 @@ use tokio::sync::Mutex;
 use tokio::sync::mpsc;
 
 use super::dependents::Dependents;
+use super::metrics::{self, Metrics};
 use super::release_manager::{ManagerError, Plan, ReleaseManager, Settings};
 use super::release_objects::{self, Owner, Unserved};
 use super::status::{self, Status};
@@ -61,6 +63,8 @@ pub struct Options {
     /// `--max-concurrent-reconciles`, for entries that set none.
     pub max_concurrent_reconciles: usize,
     pub log: Log,
+    /// Where reconciles are counted and timed.
+    pub metrics: Arc<Metrics>,
 }
 
 #[derive(Debug, Error)]
@@ -92,6 +96,14 @@ pub enum ControllerError {
         #[source]
         source: Box<ManagerError>,
     },
+    /// The reconcile panicked; as controller-runtime does, the panic is recovered, counted and
+    /// retried like any failure instead of stopping every controller of the process.
+    #[error("{kind} {object}: the reconcile panicked: {message}")]
+    Panicked {
+        kind: String,
+        object: String,
+        message: String,
+    },
     /// The resource went while it was reconciled: nothing is left to do.
     #[error("{kind} {object} was deleted during its reconcile")]
     Gone { kind: String, object: String },
@@ -119,6 +131,10 @@ struct Context {
     /// Consecutive failures per object, for the retry backoff.
     failures: std::sync::Mutex<HashMap<ObjectRef<DynamicObject>, u32>>,
     log: Log,
+    /// The helm-operator's name of the controller, `<kind lowercased>-controller`: the
+    /// `controller` label of its metrics and the reporter of its events.
+    name: String,
+    metrics: Arc<Metrics>,
 }
 
 /// Runs a controller for every entry until `shutdown` completes, then lets the reconciles in
@@ -206,6 +222,12 @@ pub async fn run(
             ))
         });
         let controller_name = format!("{}-controller", watch.kind.to_lowercase());
+        let workers = watch
+            .max_concurrent_reconciles
+            .map_or(options.max_concurrent_reconciles, |n| n.get());
+        options
+            .metrics
+            .register_controller(&controller_name, workers);
         let context = Arc::new(Context {
             cluster: cluster.clone(),
             client: client.clone(),
@@ -213,7 +235,7 @@ pub async fn run(
             recorder: Recorder::new(
                 client.clone(),
                 Reporter {
-                    controller: controller_name,
+                    controller: controller_name.clone(),
                     instance: std::env::var("POD_NAME").ok(),
                 },
             ),
@@ -224,10 +246,9 @@ pub async fn run(
             dependents,
             failures: std::sync::Mutex::new(HashMap::new()),
             log: options.log.clone(),
+            name: controller_name,
+            metrics: options.metrics.clone(),
         });
-        let workers = watch
-            .max_concurrent_reconciles
-            .map_or(options.max_concurrent_reconciles, |n| n.get());
         (options.log)(&format!(
             "Watching resource {} {} (reconcile period {})",
             resource.api_version,
@@ -299,8 +320,41 @@ fn retry_delay(failures: u32) -> Duration {
 /// The outcome of one reconcile of a live custom resource.
 type Outcome = Result<Action, ControllerError>;
 
+/// One reconcile, counted and timed as controller-runtime counts its reconciler's calls.
 async fn reconcile(object: Arc<DynamicObject>, context: Arc<Context>) -> Outcome {
-    let result = match Reconcile::new(&object, &context)?.run().await {
+    let recording = context.metrics.reconcile_started(&context.name);
+    // The reconcile's state is its own and the shared locks recover from poisoning, so
+    // nothing half-updated is observed after a panic.
+    let caught = AssertUnwindSafe(reconcile_once(&object, &context))
+        .catch_unwind()
+        .await;
+    let panicked = caught.is_err();
+    let result = caught.unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".to_string());
+        Err(ControllerError::Panicked {
+            kind: context.watch.kind.clone(),
+            object: match object.namespace() {
+                Some(namespace) => format!("{namespace}/{}", object.name_any()),
+                None => object.name_any(),
+            },
+            message,
+        })
+    });
+    let outcome = match &result {
+        Err(_) => metrics::Outcome::Error,
+        Ok(action) if *action == Action::await_change() => metrics::Outcome::Success,
+        Ok(_) => metrics::Outcome::RequeueAfter,
+    };
+    recording.finish(outcome, panicked);
+    result
+}
+
+async fn reconcile_once(object: &Arc<DynamicObject>, context: &Arc<Context>) -> Outcome {
+    let result = match Reconcile::new(object, context)?.run().await {
         // A stale event of a resource already gone (its finalizer just removed).
         Err(ControllerError::Gone { .. }) => Ok(Action::await_change()),
         other => other,
