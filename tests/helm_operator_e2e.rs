@@ -558,15 +558,75 @@ fn uninstall_wait_keeps_the_resource_until_the_releases_objects_are_gone() {
     assert!(run.wait_exit(DEADLINE).success(), "{}", run.logs());
 }
 
-/// The figures of issue 14, printed, asserting nothing about time: the runtime's idle RSS, its
-/// RSS with 100 releases of hello-world, and the time from a custom resource's creation to its
-/// Deployed status (median and p99, one resource at a time).
-/// `cargo test --test helm_operator_e2e -- --ignored --nocapture figures`
+/// The figures of issue 14, printed as `FIGURE name value` lines, asserting nothing about
+/// time: the runtime's idle RSS, its RSS with 100 releases of hello-world, the time from a
+/// custom resource's creation to its Deployed status (median and p99, one resource at a time,
+/// `kubectl apply` included), and the reconciles as the runtime's own
+/// `controller_runtime_reconcile_time_seconds` histogram saw them (count, exact mean, and
+/// median and p99 estimated within its buckets as Prometheus's `histogram_quantile` does).
+/// `benches/helm_operator.sh` runs it with a release build; by hand:
+/// `cargo test --release --test helm_operator_e2e -- --ignored --exact figures --nocapture`
 #[test]
 #[ignore = "a benchmark: run it by name"]
 fn figures() {
+    /// `name{labels} value` lines of a scrape of `/metrics`.
+    fn scrape(address: &str) -> Vec<(String, f64)> {
+        let response = get(address, "/metrics");
+        let (_, body) = response.split_once("\r\n\r\n").unwrap();
+        body.lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.rsplit_once(' '))
+            .map(|(series, value)| {
+                let value = if value == "+Inf" {
+                    f64::INFINITY
+                } else {
+                    value.parse().unwrap()
+                };
+                (series.to_string(), value)
+            })
+            .collect()
+    }
+    fn value(samples: &[(String, f64)], series: &str) -> f64 {
+        samples
+            .iter()
+            .find(|(s, _)| s == series)
+            .map_or(0.0, |(_, v)| *v)
+    }
+    /// The `q` quantile of the histogram's cumulative `(le, count)` buckets, interpolated
+    /// linearly within the bucket it falls in (as `histogram_quantile`).
+    fn quantile(buckets: &[(f64, f64)], q: f64) -> f64 {
+        let total = buckets.last().map_or(0.0, |b| b.1);
+        let rank = q * total;
+        let mut lower = (0.0, 0.0);
+        for &(le, count) in buckets {
+            if count >= rank {
+                if le.is_infinite() {
+                    return lower.0;
+                }
+                let within = count - lower.1;
+                let fraction = if within > 0.0 {
+                    (rank - lower.1) / within
+                } else {
+                    1.0
+                };
+                return lower.0 + (le - lower.0) * fraction;
+            }
+            lower = (le, count);
+        }
+        lower.0
+    }
+    fn metrics_address(run: &Running) -> Option<String> {
+        let stdout = run.stdout();
+        let line = stdout.lines().find(|l| l.contains("/metrics"))?;
+        Some(line.split("http://").nth(1)?.split('/').next()?.to_string())
+    }
+
     let setup = Setup::new();
-    let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=0"]);
+    let run = setup.run(&[
+        "--health-probe-bind-address=0",
+        "--metrics-bind-address=127.0.0.1:0",
+        "--reconcile-period=0",
+    ]);
     let logs = || run.logs();
     wait_for(
         "the runtime to watch HelloWorld",
@@ -574,8 +634,15 @@ fn figures() {
         || run.stderr().contains("Watching resource").then_some(()),
         logs,
     );
+    let address = wait_for(
+        "the metrics address",
+        DEADLINE,
+        || metrics_address(&run),
+        logs,
+    );
     std::thread::sleep(Duration::from_secs(2));
     let idle = rss_kib(run.pid());
+    let idle_cpu = value(&scrape(&address), "process_cpu_seconds_total");
     let mut times = Vec::new();
     for i in 0..100 {
         let name = format!("bench-{i}");
@@ -600,16 +667,77 @@ fn figures() {
     }
     std::thread::sleep(Duration::from_secs(2));
     let loaded = rss_kib(run.pid());
+    let samples = scrape(&address);
     times.sort();
-    eprintln!(
-        "FIGURES idle RSS {idle} KiB; RSS with 100 releases {loaded} KiB; create-to-Deployed (kubectl apply included, 100 CRs one at a time) median {:?} p99 {:?}",
-        times[times.len() / 2],
-        times[times.len() * 99 / 100]
-    );
+    let histogram = "controller_runtime_reconcile_time_seconds";
+    let controller = "controller=\"helloworld-controller\"";
+    let prefix = format!("{histogram}_bucket{{{controller},le=\"");
+    let mut buckets: Vec<(f64, f64)> = samples
+        .iter()
+        .filter_map(|(series, count)| {
+            let le = series.strip_prefix(&prefix)?.strip_suffix("\"}")?;
+            let le = if le == "+Inf" {
+                f64::INFINITY
+            } else {
+                le.parse().ok()?
+            };
+            Some((le, *count))
+        })
+        .collect();
+    buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let count = value(&samples, &format!("{histogram}_count{{{controller}}}"));
+    let sum = value(&samples, &format!("{histogram}_sum{{{controller}}}"));
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    for (name, value) in [
+        ("build_profile", profile.to_string()),
+        ("idle_rss_kib", idle.to_string()),
+        ("rss_100_crs_kib", loaded.to_string()),
+        (
+            "create_to_deployed_median_ms",
+            format!("{:.1}", ms(times[times.len() / 2])),
+        ),
+        (
+            "create_to_deployed_p99_ms",
+            format!("{:.1}", ms(times[times.len() * 99 / 100])),
+        ),
+        ("reconciles_100_crs", count.to_string()),
+        (
+            "reconcile_time_mean_ms",
+            format!("{:.1}", sum / count.max(1.0) * 1000.0),
+        ),
+        // Every reconcile of a resource (its install, then the one its status write causes).
+        (
+            "reconcile_time_per_cr_ms",
+            format!("{:.1}", sum / 100.0 * 1000.0),
+        ),
+        (
+            "reconcile_time_median_ms_histogram",
+            format!("{:.1}", quantile(&buckets, 0.5) * 1000.0),
+        ),
+        (
+            "reconcile_time_p99_ms_histogram",
+            format!("{:.1}", quantile(&buckets, 0.99) * 1000.0),
+        ),
+        (
+            "cpu_seconds_100_crs",
+            format!(
+                "{:.2}",
+                value(&samples, "process_cpu_seconds_total") - idle_cpu
+            ),
+        ),
+    ] {
+        println!("FIGURE {name} {value}");
+    }
     run.signal("TERM");
     assert!(run.wait_exit(DEADLINE).success(), "{}", run.logs());
 }
 
+/// VmRSS of `pid`, in KiB.
 fn rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     status
