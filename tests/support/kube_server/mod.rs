@@ -91,8 +91,7 @@ impl KubeServer {
             thread: Some(thread),
             dir: tempfile::tempdir().expect("a temporary directory"),
         };
-        let token = server.lock().scripts.token.clone();
-        server.write_kubeconfig(&server.kubeconfig(), &token, None);
+        server.write_kubeconfig(&server.kubeconfig(), &server.token(), None);
         server
     }
 
@@ -107,6 +106,11 @@ impl KubeServer {
     /// The kubeconfig with context `test` for user `test-user`, no namespace.
     pub fn kubeconfig(&self) -> PathBuf {
         self.dir.path().join("kubeconfig")
+    }
+
+    /// The bearer token the server accepts (also in [`KubeServer::kubeconfig`]).
+    pub fn token(&self) -> String {
+        self.lock().scripts.token.clone()
     }
 
     /// Writes a kubeconfig for this server with the given token and context namespace.
