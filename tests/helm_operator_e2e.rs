@@ -251,6 +251,36 @@ fn hello_world_release_life_cycle() {
     });
 }
 
+/// Redis keeps the password it generated at install: its upgrade reads it back with `lookup`,
+/// which `new` makes the dry run do against the cluster (`dryRunOption: server`).
+#[test]
+fn redis_release_life_cycle() {
+    release_life_cycle(&ChartCase {
+        chart: "redis",
+        new_args: &[],
+        kind: "Redis",
+        plural: "redises",
+        name: "redis-sample",
+        overrides: &[],
+        env: &[],
+        foreign_kinds: &[],
+        spec: r#"{"architecture":"standalone","master":{"count":1}}"#,
+        updated_spec: r#"{"architecture":"standalone","master":{"count":2}}"#,
+        notes: "CHART NAME: redis",
+        scaled: ("statefulsets", "redis-sample-master"),
+        updated_replicas: 2,
+        service: "redis-sample-master",
+        cluster_scoped: None,
+        upgrade_hook: None,
+        delete_hook: None,
+        installed: |flow| {
+            let secret = flow.setup.object("", "secrets", "redis-sample");
+            let password = secret.as_ref().map(|s| &s["data"]["redis-password"]);
+            assert!(password.is_some_and(Value::is_string), "{secret:#?}");
+        },
+    });
+}
+
 /// A custom resource of `case` becomes a Helm release that follows its spec, puts back what is
 /// changed by hand, stays as it is across a restart, and goes with the resource; real Helm
 /// reads what the runtime wrote.
