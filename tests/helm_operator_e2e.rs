@@ -281,6 +281,55 @@ fn redis_release_life_cycle() {
     });
 }
 
+/// Rancher: cluster-scoped objects, cert-manager kinds, a pre-upgrade and a post-delete hook,
+/// and a hook Secret that Helm keeps after the uninstall.
+#[test]
+fn rancher_release_life_cycle() {
+    release_life_cycle(&ChartCase {
+        chart: "rancher",
+        new_args: &["--set-chart-version=2.13.0"],
+        kind: "Rancher",
+        plural: "ranchers",
+        name: "rancher-sample",
+        overrides: &[],
+        env: &[],
+        foreign_kinds: &[
+            ("cert-manager.io", "Issuer", "issuers"),
+            ("cert-manager.io", "Certificate", "certificates"),
+        ],
+        spec: r#"{"hostname":"rancher.example.com","bootstrapPassword":"first-secret","replicas":1}"#,
+        updated_spec: r#"{"hostname":"rancher.example.com","bootstrapPassword":"first-secret","replicas":2}"#,
+        notes: "Rancher Server has been installed",
+        scaled: ("deployments", "rancher-sample"),
+        updated_replicas: 2,
+        service: "rancher-sample",
+        cluster_scoped: Some((
+            "rbac.authorization.k8s.io",
+            "clusterrolebindings",
+            "rancher-sample",
+        )),
+        upgrade_hook: Some("rancher-sample-pre-upgrade"),
+        delete_hook: Some("rancher-sample-post-delete"),
+        installed: |flow| {
+            let class = flow.setup.server.object(
+                "scheduling.k8s.io",
+                "priorityclasses",
+                None,
+                "rancher-critical",
+            );
+            // Cluster-scoped: tied to the resource by annotations, not an owner reference.
+            let annotations = class.as_ref().map(|c| c["metadata"]["annotations"].clone());
+            assert_eq!(
+                annotations
+                    .as_ref()
+                    .map(|a| a["operator-sdk/primary-resource"].clone()),
+                Some(Value::from(format!("{NAMESPACE}/rancher-sample"))),
+                "{class:#?}"
+            );
+        },
+    });
+}
+
 /// A custom resource of `case` becomes a Helm release that follows its spec, puts back what is
 /// changed by hand, stays as it is across a restart, and goes with the resource; real Helm
 /// reads what the runtime wrote.
