@@ -1,7 +1,9 @@
 //! The Helm operator runtime, seen reconciling: a Helm project made by the real
-//! `operator-rs new --type=helm` from the shared hello-world chart, and `operator-rs run` in it
-//! as a real process against the Kubernetes API test server. The real `kubectl` drives a custom
-//! resource through create, update, drift and delete, and the runtime is stopped with SIGTERM.
+//! `operator-rs new --type=helm` from a shared chart (hello-world, redis, rancher), and
+//! `operator-rs run` in it as a real process against the Kubernetes API test server. The real
+//! `kubectl` drives a custom resource through create, update, drift, a restart and delete
+//! ([`release_life_cycle`]), real Helm reads the release, and the runtime is stopped with
+//! SIGTERM.
 //!
 //! Waits poll with generous deadlines, which bound a failure and measure nothing.
 
