@@ -26,6 +26,7 @@
 //! ([`KubeServer::refuse`], [`KubeServer::partition_lease`], [`KubeServer::heal_lease`]), watch
 //! controls ([`KubeServer::compact`], [`KubeServer::send_bookmarks`]), and what happened
 //! ([`KubeServer::requests`], [`KubeServer::object`], [`KubeServer::objects`],
+//! [`KubeServer::all_objects`],
 //! [`KubeServer::resource_version`], [`KubeServer::held_requests`]).
 
 pub mod events;
@@ -258,6 +259,11 @@ users:
             .filter(|(k, _)| k.group == group && k.plural == plural)
             .map(|(_, v)| v.clone())
             .collect()
+    }
+
+    /// Every stored object of every resource, for "nothing is left" checks.
+    pub fn all_objects(&self) -> Vec<Value> {
+        self.lock().objects().map(|(_, v)| v.clone()).collect()
     }
 
     /// The real `kubectl` pointed at this server, with its discovery cache in `cache_dir` (never
