@@ -952,6 +952,80 @@ fn a_release_that_cannot_install_is_reported_and_retried_until_the_spec_is_fixed
     assert!(run.wait_exit(DEADLINE).success(), "{}", run.logs());
 }
 
+/// Helm's forced upgrade, asked for by the helm-operator's `upgrade-force` annotation: the
+/// objects are replaced whole, so a label someone added to the Deployment survives an
+/// ordinary upgrade (server-side apply keeps others' fields) and is gone after a forced one.
+#[test]
+fn upgrade_force_replaces_the_objects_whole() {
+    let setup = Setup::new();
+    let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=0"]);
+    let logs = || run.logs();
+    let cr_file = sample_cr(&setup.project);
+    setup.kubectl_ok(&["apply", "-n", NAMESPACE, "-f", cr_file.to_str().unwrap()]);
+    wait_deployed(&setup, logs);
+    setup.kubectl_ok(&["label", "-n", NAMESPACE, "deployment", CR, "added-by=hand"]);
+    let label = || {
+        setup.object("apps", "deployments", CR).unwrap()["metadata"]["labels"]["added-by"].clone()
+    };
+    assert_eq!(label(), "hand");
+
+    let upgrade_to = |replicas: u32, revision: u32| {
+        setup.kubectl_ok(&[
+            "patch",
+            "-n",
+            NAMESPACE,
+            "helloworld",
+            CR,
+            "--type=merge",
+            "-p",
+            &format!(r#"{{"spec":{{"replicaCount":{replicas}}}}}"#),
+        ]);
+        wait_for(
+            &format!("release revision {revision}"),
+            DEADLINE,
+            || {
+                run.assert_running();
+                let deployed =
+                    setup.release_secret(revision)?["metadata"]["labels"]["status"] == "deployed";
+                let replicas_now =
+                    setup.object("apps", "deployments", CR)?["spec"]["replicas"] == replicas;
+                (deployed && replicas_now).then_some(())
+            },
+            logs,
+        );
+    };
+    upgrade_to(2, 2);
+    assert_eq!(label(), "hand", "an ordinary upgrade keeps others' fields");
+
+    setup.kubectl_ok(&[
+        "annotate",
+        "-n",
+        NAMESPACE,
+        "helloworld",
+        CR,
+        "helm.sdk.operatorframework.io/upgrade-force=true",
+    ]);
+    upgrade_to(3, 3);
+    assert_eq!(
+        label(),
+        Value::Null,
+        "a forced upgrade writes the object whole"
+    );
+    let deployment = setup.object("apps", "deployments", CR).unwrap();
+    assert_eq!(
+        deployment["metadata"]["labels"]["app.kubernetes.io/managed-by"], "Helm",
+        "{deployment:#}"
+    );
+    assert!(
+        deployment["metadata"]["ownerReferences"].is_array(),
+        "the owner reference is part of what is written: {deployment:#}"
+    );
+    assert!(!run.logs().contains("not supported"), "{}", run.logs());
+
+    run.signal("TERM");
+    assert!(run.wait_exit(DEADLINE).success(), "{}", run.logs());
+}
+
 #[test]
 fn a_leader_that_cannot_renew_its_lease_stops_at_once() {
     let setup = Setup::new();
