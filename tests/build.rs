@@ -11,10 +11,14 @@ use std::process::Command as StdCommand;
 use support::build_projects::{
     generated_helm_project, generated_helm_project_with, helm_project, rust_project, write,
 };
+use support::certs::TestCa;
 use support::images::{ContainersStore, DockerImages, Rootfs, require, run_ok, unique};
+use support::kube_server::KubeServer;
 use support::oci;
+use support::operator::wait_for;
 use support::project::read_tree;
 use support::registry::{Registry, RegistryOptions};
+use support::tls_proxy::TlsProxy;
 
 use support::project::operator_rs;
 
@@ -750,6 +754,172 @@ fn the_operator_rs_runtime_image_runs_the_runtime() {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("not running inside a cluster"), "{stderr}");
+
+    reconciles_in_a_pods_place(&images, &image, &dir);
+}
+
+/// The image run as a pod runs it: no kubeconfig, only the in-cluster configuration, that is
+/// `KUBERNETES_SERVICE_HOST`/`_PORT` and the service account's token, `ca.crt` and
+/// `namespace` mounted where the kubelet mounts them; `watches.yaml` and the chart from the
+/// image's working directory; `deploy/operator.yaml`'s arguments. The Kubernetes API test
+/// server sits behind a TLS front, since in-cluster clients speak only https. The container
+/// shares the host's network so that 127.0.0.1 is the server's address inside it too.
+fn reconciles_in_a_pods_place(images: &DockerImages, image: &str, project: &Path) {
+    const NAMESPACE: &str = "demo";
+    let server = KubeServer::start();
+    let ca = TestCa::new();
+    let front = TlsProxy::start(
+        server.url().trim_start_matches("http://"),
+        ca.server_config(false),
+    );
+    let home = tempfile::tempdir().unwrap();
+    let kubectl = |args: &[&str]| {
+        let output = server
+            .kubectl(&home.path().join("kubectl-cache"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "kubectl {args:?}: {}",
+            text(&output.stderr)
+        );
+    };
+    // kubectl create sends a protobuf Namespace, which the test server does not decode.
+    let namespace = home.path().join("namespace.json");
+    std::fs::write(
+        &namespace,
+        format!(r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{NAMESPACE}"}}}}"#),
+    )
+    .unwrap();
+    let crd = project.join("deploy/crds/charts.example.com_helloworlds_crd.yaml");
+    for file in [&namespace, &crd] {
+        kubectl(&["apply", "--server-side", "-f", file.to_str().unwrap()]);
+    }
+    kubectl(&[
+        "wait",
+        "--for=condition=Established",
+        "--timeout=60s",
+        "crd/helloworlds.charts.example.com",
+    ]);
+
+    // The kubelet's projected service account volume, readable by the image's user.
+    let account = tempfile::tempdir().unwrap();
+    write(account.path(), "token", &server.token());
+    write(account.path(), "namespace", NAMESPACE);
+    std::fs::copy(ca.path("ca.pem"), account.path().join("ca.crt")).unwrap();
+    readable_by_all(account.path());
+
+    let operator_yaml = std::fs::read_to_string(project.join("deploy/operator.yaml")).unwrap();
+    let arguments = [
+        "--leader-elect",
+        "--leader-election-id=hello-world-operator",
+    ];
+    for argument in arguments {
+        assert!(operator_yaml.contains(argument), "{operator_yaml}");
+    }
+    let name = unique("operator-pod");
+    run_ok(
+        images
+            .docker()
+            .args(["run", "--detach", "--name", &name, "--network=host"])
+            .arg("--volume")
+            .arg(format!(
+                "{}:/var/run/secrets/kubernetes.io/serviceaccount:ro",
+                account.path().display()
+            ))
+            .args(["--env", "KUBERNETES_SERVICE_HOST=127.0.0.1"])
+            .arg("--env")
+            .arg(format!("KUBERNETES_SERVICE_PORT={}", front.port()))
+            .arg("--env")
+            .arg(format!("WATCH_NAMESPACE={NAMESPACE}"))
+            .arg(image)
+            .args(arguments)
+            // On the host's network a fixed port could clash with other tests.
+            .args([
+                "--health-probe-bind-address=127.0.0.1:0",
+                "--metrics-bind-address=0",
+            ]),
+    );
+    let logs = || {
+        let output = images.docker().args(["logs", &name]).output().unwrap();
+        format!("{}{}", text(&output.stdout), text(&output.stderr))
+    };
+
+    let cr = project.join("deploy/crds/charts.example.com_v1alpha1_helloworld_cr.yaml");
+    kubectl(&["apply", "-n", NAMESPACE, "-f", cr.to_str().unwrap()]);
+    let deadline = std::time::Duration::from_secs(90);
+    wait_for(
+        "the custom resource to be Deployed by the containerised runtime",
+        deadline,
+        || {
+            let running =
+                run_ok(
+                    images
+                        .docker()
+                        .args(["inspect", "--format", "{{.State.Running}}", &name]),
+                );
+            assert_eq!(running.trim(), "true", "the container stopped:\n{}", logs());
+            let cr = server.object(
+                "charts.example.com",
+                "helloworlds",
+                Some(NAMESPACE),
+                "hello-world-sample",
+            )?;
+            let deployed = cr["status"]["conditions"]
+                .as_array()?
+                .iter()
+                .any(|c| c["type"] == "Deployed" && c["status"] == "True");
+            deployed.then_some(())
+        },
+        logs,
+    );
+    // Its Lease is in the namespace of its service account, and the release is Helm's.
+    let lease = server
+        .object(
+            "coordination.k8s.io",
+            "leases",
+            Some(NAMESPACE),
+            "hello-world-operator",
+        )
+        .unwrap_or_else(|| panic!("no Lease in {NAMESPACE}\n{}", logs()));
+    assert!(lease["spec"]["holderIdentity"].is_string(), "{lease:#}");
+    let secret = server
+        .object(
+            "",
+            "secrets",
+            Some(NAMESPACE),
+            "sh.helm.release.v1.hello-world-sample.v1",
+        )
+        .unwrap_or_else(|| panic!("no release Secret\n{}", logs()));
+    assert_eq!(secret["type"], "helm.sh/release.v1");
+    assert!(
+        server
+            .object("apps", "deployments", Some(NAMESPACE), "hello-world-sample")
+            .is_some(),
+        "{}",
+        logs()
+    );
+
+    // `docker stop` is the kubelet's SIGTERM: a clean exit.
+    run_ok(images.docker().args(["stop", "--time", "30", &name]));
+    let exit = run_ok(
+        images
+            .docker()
+            .args(["inspect", "--format", "{{.State.ExitCode}}", &name]),
+    );
+    assert_eq!(exit.trim(), "0", "{}", logs());
+    run_ok(images.docker().args(["rm", &name]));
+}
+
+/// Mode 0755 on `dir` and 0644 on its files: the image's user is not the one who wrote them.
+fn readable_by_all(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! The Helm operator runtime, seen reconciling: a Helm project made by the real
-//! `operator-rs new --type=helm` from the shared hello-world chart, and `operator-rs run` in it
-//! as a real process against the Kubernetes API test server. The real `kubectl` drives a custom
-//! resource through create, update, drift and delete, and the runtime is stopped with SIGTERM.
+//! `operator-rs new --type=helm` from a shared chart (hello-world, redis, rancher), and
+//! `operator-rs run` in it as a real process against the Kubernetes API test server. The real
+//! `kubectl` drives a custom resource through create, update, drift, a restart and delete
+//! ([`release_life_cycle`]), real Helm reads the release, and the runtime is stopped with
+//! SIGTERM.
 //!
 //! Waits poll with generous deadlines, which bound a failure and measure nothing.
 
@@ -12,6 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use base64::Engine;
+use operator_rs::helm_runtime::stored_release::{self, Release};
 use serde_json::Value;
 use support::helm_oracle::{HelmOracle, HelmReleases};
 use support::kube_server::KubeServer;
@@ -32,11 +36,18 @@ struct Setup {
 }
 
 impl Setup {
+    /// The hello-world project.
     fn new() -> Setup {
+        Setup::for_chart("hello-world", &[])
+    }
+
+    /// A project made by `new` from the shared chart `chart`, with `new_args`.
+    fn for_chart(chart: &str, new_args: &[&str]) -> Setup {
         let server = KubeServer::start();
         let work = tempfile::tempdir().unwrap();
         let home = tempfile::tempdir().unwrap();
-        let project = support::build_projects::generated_helm_project(work.path());
+        let project =
+            support::build_projects::generated_chart_project(work.path(), chart, new_args);
         let setup = Setup {
             server,
             home,
@@ -71,6 +82,18 @@ impl Setup {
             String::from_utf8_lossy(&output.stderr)
         );
         String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// `kubectl apply` of `object`, written to a file of its own.
+    fn apply(&self, object: &Value) {
+        let name = format!(
+            "{}-{}.json",
+            object["kind"].as_str().unwrap_or_default(),
+            object["metadata"]["name"].as_str().unwrap_or_default()
+        );
+        let file = self.home.path().join(name);
+        std::fs::write(&file, object.to_string()).unwrap();
+        self.kubectl_ok(&["apply", "-f", file.to_str().unwrap()]);
     }
 
     /// `operator-rs run` in the project against the test server.
@@ -162,218 +185,708 @@ fn sample_cr(project: &Path) -> PathBuf {
     project.join("deploy/crds/charts.example.com_v1alpha1_helloworld_cr.yaml")
 }
 
-#[test]
-fn a_custom_resource_becomes_a_release_that_follows_it_and_goes_with_it() {
-    let setup = Setup::new();
-    // watches.yaml forces the image tag, from the runtime's environment.
-    let watches = setup.project.join("watches.yaml");
-    let text = std::fs::read_to_string(&watches).unwrap().replace(
-        "  chart: helm-charts/hello-world\n",
-        "  chart: helm-charts/hello-world\n  overrideValues:\n    image.tag: $IMAGE_TAG\n",
-    );
-    std::fs::write(&watches, text).unwrap();
-    let run = setup.run_with_env(
-        &[
-            "--health-probe-bind-address=127.0.0.1:0",
-            "--reconcile-period=0",
-        ],
-        &[("IMAGE_TAG", "1.27")],
-    );
-    let logs = || run.logs();
+/// One chart whose release [`release_life_cycle`] drives from creation to deletion.
+struct ChartCase {
+    /// The folder in ../shared/charts.
+    chart: &'static str,
+    /// More arguments for `operator-rs new --type=helm`.
+    new_args: &'static [&'static str],
+    kind: &'static str,
+    plural: &'static str,
+    /// The custom resource's name, and so the release's.
+    name: &'static str,
+    /// watches.yaml's `overrideValues` (dotted key, value with `$VARS`), and the runtime's
+    /// environment that fills them in.
+    overrides: &'static [(&'static str, &'static str)],
+    env: &'static [(&'static str, &'static str)],
+    /// Kinds the chart's objects are of that neither the chart nor the server provides:
+    /// `(group, Kind, plural)`, served from a CRD applied first.
+    foreign_kinds: &'static [(&'static str, &'static str, &'static str)],
+    /// The resource's `spec` at creation, and the one it is changed to (JSON).
+    spec: &'static str,
+    updated_spec: &'static str,
+    /// A fragment of the chart's NOTES, which the Deployed condition carries.
+    notes: &'static str,
+    /// A workload of group `apps` whose replicas are edited by hand: `(plural, name)`, with
+    /// the replicas the updated spec gives it.
+    scaled: (&'static str, &'static str),
+    updated_replicas: i64,
+    /// A Service deleted by hand.
+    service: &'static str,
+    /// A cluster-scoped object deleted by hand: `(group, plural, name)`.
+    cluster_scoped: Option<(&'static str, &'static str, &'static str)>,
+    /// The Jobs of the chart's pre-upgrade and post-delete hooks.
+    upgrade_hook: Option<&'static str>,
+    delete_hook: Option<&'static str>,
+    /// What only this chart shows once installed.
+    installed: fn(&Flow),
+}
 
-    // The CRD is applied by `run`, then the runtime watches its kind.
-    wait_for(
-        "the runtime to watch HelloWorld",
-        DEADLINE,
-        || {
-            run.assert_running();
-            run.stderr()
-                .contains("Watching resource charts.example.com/v1alpha1 HelloWorld")
-                .then_some(())
+#[test]
+fn hello_world_release_life_cycle() {
+    release_life_cycle(&ChartCase {
+        chart: "hello-world",
+        new_args: &[],
+        kind: "HelloWorld",
+        plural: PLURAL,
+        name: CR,
+        overrides: &[("image.tag", "$IMAGE_TAG")],
+        env: &[("IMAGE_TAG", "1.27")],
+        foreign_kinds: &[],
+        spec: r#"{"replicaCount":1}"#,
+        updated_spec: r#"{"replicaCount":2}"#,
+        notes: "Get the application URL",
+        scaled: ("deployments", CR),
+        updated_replicas: 2,
+        service: CR,
+        cluster_scoped: None,
+        upgrade_hook: None,
+        delete_hook: None,
+        installed: |flow| {
+            let deployment = flow.setup.object("apps", "deployments", CR).unwrap();
+            // watches.yaml forces the image tag, from the runtime's environment.
+            assert_eq!(
+                deployment["spec"]["template"]["spec"]["containers"][0]["image"], "nginx:1.27",
+                "{deployment:#}"
+            );
         },
-        logs,
+    });
+}
+
+/// Redis keeps the password it generated at install: its upgrade reads it back with `lookup`,
+/// which `new` makes the dry run do against the cluster (`dryRunOption: server`).
+#[test]
+fn redis_release_life_cycle() {
+    release_life_cycle(&ChartCase {
+        chart: "redis",
+        new_args: &[],
+        kind: "Redis",
+        plural: "redises",
+        name: "redis-sample",
+        overrides: &[],
+        env: &[],
+        foreign_kinds: &[],
+        spec: r#"{"architecture":"standalone","master":{"count":1}}"#,
+        updated_spec: r#"{"architecture":"standalone","master":{"count":2}}"#,
+        notes: "CHART NAME: redis",
+        scaled: ("statefulsets", "redis-sample-master"),
+        updated_replicas: 2,
+        service: "redis-sample-master",
+        cluster_scoped: None,
+        upgrade_hook: None,
+        delete_hook: None,
+        installed: |flow| {
+            let secret = flow.setup.object("", "secrets", "redis-sample");
+            let password = secret.as_ref().map(|s| &s["data"]["redis-password"]);
+            assert!(password.is_some_and(Value::is_string), "{secret:#?}");
+        },
+    });
+}
+
+/// Rancher: cluster-scoped objects, cert-manager kinds, a pre-upgrade and a post-delete hook,
+/// and a hook Secret that Helm keeps after the uninstall.
+#[test]
+fn rancher_release_life_cycle() {
+    release_life_cycle(&ChartCase {
+        chart: "rancher",
+        new_args: &["--set-chart-version=2.13.0"],
+        kind: "Rancher",
+        plural: "ranchers",
+        name: "rancher-sample",
+        overrides: &[],
+        env: &[],
+        foreign_kinds: &[
+            ("cert-manager.io", "Issuer", "issuers"),
+            ("cert-manager.io", "Certificate", "certificates"),
+        ],
+        spec: r#"{"hostname":"rancher.example.com","bootstrapPassword":"first-secret","replicas":1}"#,
+        updated_spec: r#"{"hostname":"rancher.example.com","bootstrapPassword":"first-secret","replicas":2}"#,
+        notes: "Rancher Server has been installed",
+        scaled: ("deployments", "rancher-sample"),
+        updated_replicas: 2,
+        service: "rancher-sample",
+        cluster_scoped: Some((
+            "rbac.authorization.k8s.io",
+            "clusterrolebindings",
+            "rancher-sample",
+        )),
+        upgrade_hook: Some("rancher-sample-pre-upgrade"),
+        delete_hook: Some("rancher-sample-post-delete"),
+        installed: |flow| {
+            let class = flow.setup.server.object(
+                "scheduling.k8s.io",
+                "priorityclasses",
+                None,
+                "rancher-critical",
+            );
+            // Cluster-scoped: tied to the resource by annotations, not an owner reference.
+            let annotations = class.as_ref().map(|c| c["metadata"]["annotations"].clone());
+            assert_eq!(
+                annotations
+                    .as_ref()
+                    .map(|a| a["operator-sdk/primary-resource"].clone()),
+                Some(Value::from(format!("{NAMESPACE}/rancher-sample"))),
+                "{class:#?}"
+            );
+        },
+    });
+}
+
+/// A custom resource of `case` becomes a Helm release that follows its spec, puts back what is
+/// changed by hand, stays as it is across a restart, and goes with the resource; real Helm
+/// reads what the runtime wrote.
+fn release_life_cycle(case: &ChartCase) {
+    let flow = Flow::new(case);
+    let run = flow.run("--reconcile-period=0");
+    flow.wait_watching(&run);
+    let probes = wait_for(
+        "the probe address",
+        DEADLINE,
+        || probe_address(&run),
+        || run.logs(),
     );
-    let probes = wait_for("the probe address", DEADLINE, || probe_address(&run), logs);
     assert!(get(&probes, "/healthz").starts_with("HTTP/1.1 200"));
     assert!(get(&probes, "/readyz").ends_with("ok"));
 
-    // Create: revision 1, the chart's objects, status Deployed with the NOTES, the finalizer.
-    let cr_file = sample_cr(&setup.project);
-    setup.kubectl_ok(&["apply", "-n", NAMESPACE, "-f", cr_file.to_str().unwrap()]);
-    let cr = wait_deployed(&setup, logs);
-    let deployed = condition(&cr, "Deployed").unwrap();
-    assert_eq!(deployed["reason"], "InstallSuccessful", "{cr:#}");
-    assert!(
-        deployed["message"]
-            .as_str()
-            .unwrap()
-            .contains("Get the application URL"),
-        "{cr:#}"
-    );
-    assert_eq!(
-        condition(&cr, "Initialized").unwrap()["status"],
-        "True",
-        "{cr:#}"
-    );
-    assert_eq!(cr["status"]["deployedRelease"]["name"], CR, "{cr:#}");
-    assert!(
-        cr["status"]["deployedRelease"]["manifest"]
-            .as_str()
-            .unwrap()
-            .contains("kind: Deployment"),
-        "{cr:#}"
-    );
-    assert!(
-        cr["metadata"]["finalizers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|f| f == "helm.sdk.operatorframework.io/uninstall-release"),
-        "{cr:#}"
-    );
-    let secret = setup.release_secret(1).expect("release revision 1");
-    assert_eq!(secret["metadata"]["labels"]["status"], "deployed");
-    let deployment = setup
-        .object("apps", "deployments", CR)
-        .expect("the chart's Deployment");
-    assert_eq!(deployment["spec"]["replicas"], 1);
-    assert_eq!(
-        deployment["spec"]["template"]["spec"]["containers"][0]["image"], "nginx:1.27",
-        "{deployment:#}"
-    );
-    // Both Event APIs share one storage, as in the real API server.
-    let warned = setup
-        .server
-        .objects("", "events")
-        .into_iter()
-        .find(|e| e["reason"] == "OverrideValuesInUse")
-        .unwrap_or_else(|| panic!("no OverrideValuesInUse event\n{}", run.logs()));
-    assert_eq!(warned["type"], "Warning", "{warned:#}");
-    // The server keeps it in the core form (involvedObject, message), as etcd does.
-    assert_eq!(warned["involvedObject"]["name"], CR, "{warned:#}");
-    assert_eq!(
-        warned["message"],
-        r#"Chart value "image.tag" overridden to "1.27" by operator's watches.yaml"#,
-        "{warned:#}"
-    );
-    assert_eq!(
-        deployment["metadata"]["ownerReferences"][0]["kind"], "HelloWorld",
-        "{deployment:#}"
-    );
-    assert!(setup.object("", "services", CR).is_some());
-    assert!(setup.object("", "serviceaccounts", CR).is_some());
+    flow.install(&run);
+    flow.upgrade(&run);
+    flow.helm_reads_the_release();
+    // The period is off: only the watches on the release's objects can put them back.
+    flow.drift_is_put_back(&run);
+    stop(&run);
 
-    // A spec change: revision 2 with the new values.
-    setup.kubectl_ok(&[
-        "patch",
-        "-n",
-        NAMESPACE,
-        "helloworld",
-        CR,
-        "--type=merge",
-        "-p",
-        r#"{"spec":{"replicaCount":2}}"#,
-    ]);
-    wait_for(
-        "revision 2 with two replicas",
-        DEADLINE,
-        || {
-            let replicas = setup.object("apps", "deployments", CR)?["spec"]["replicas"].clone();
-            (setup.release_secret(2).is_some() && replicas == 2).then_some(())
-        },
-        logs,
-    );
-    let cr = wait_for(
-        "status UpgradeSuccessful",
-        DEADLINE,
-        || {
-            setup.custom_resource().filter(|cr| {
-                condition(cr, "Deployed").is_some_and(|c| c["reason"] == "UpgradeSuccessful")
+    let releases = flow.release_versions();
+    let run = flow.run("--reconcile-period=1s");
+    flow.wait_watching(&run);
+    flow.periods_change_nothing(&run, &releases);
+    flow.uninstall(&run);
+    stop(&run);
+}
+
+/// The life of one [`ChartCase`], on a server and project of its own.
+struct Flow<'a> {
+    case: &'a ChartCase,
+    setup: Setup,
+}
+
+impl<'a> Flow<'a> {
+    fn new(case: &'a ChartCase) -> Flow<'a> {
+        let setup = Setup::for_chart(case.chart, case.new_args);
+        for (group, kind, plural) in case.foreign_kinds {
+            let crd = preserving_crd(group, kind, plural);
+            setup.apply(&crd);
+            setup.kubectl_ok(&[
+                "wait",
+                "--for=condition=Established",
+                "--timeout=60s",
+                &format!("crd/{plural}.{group}"),
+            ]);
+        }
+        if !case.overrides.is_empty() {
+            let watches = setup.project.join("watches.yaml");
+            let chart_line = format!("  chart: helm-charts/{}\n", case.chart);
+            let overrides: String = case
+                .overrides
+                .iter()
+                .map(|(key, value)| format!("    {key}: {value}\n"))
+                .collect();
+            let text = std::fs::read_to_string(&watches).unwrap().replace(
+                &chart_line,
+                &format!("{chart_line}  overrideValues:\n{overrides}"),
+            );
+            std::fs::write(&watches, text).unwrap();
+        }
+        Flow { case, setup }
+    }
+
+    fn run(&self, reconcile_period: &str) -> Running {
+        self.setup.run_with_env(
+            &["--health-probe-bind-address=127.0.0.1:0", reconcile_period],
+            self.case.env,
+        )
+    }
+
+    /// The CRD is applied by `run`, then the runtime watches its kind.
+    fn wait_watching(&self, run: &Running) {
+        let line = format!("Watching resource {GROUP}/v1alpha1 {}", self.case.kind);
+        wait_for(
+            &format!("the runtime to watch {}", self.case.kind),
+            DEADLINE,
+            || {
+                run.assert_running();
+                run.stderr().contains(&line).then_some(())
+            },
+            || run.logs(),
+        );
+    }
+
+    fn custom_resource(&self) -> Option<Value> {
+        self.setup.object(GROUP, self.case.plural, self.case.name)
+    }
+
+    fn release_secret(&self, revision: u32) -> Option<Value> {
+        let name = format!("sh.helm.release.v1.{}.v{revision}", self.case.name);
+        self.setup.object("", "secrets", &name)
+    }
+
+    fn release(&self, revision: u32) -> Release {
+        let secret = self
+            .release_secret(revision)
+            .unwrap_or_else(|| panic!("no release revision {revision}"));
+        decoded_release(&secret)
+    }
+
+    fn scaled_replicas(&self) -> Option<Value> {
+        let (plural, name) = self.case.scaled;
+        Some(self.setup.object("apps", plural, name)?["spec"]["replicas"].clone())
+    }
+
+    fn apply_spec(&self, spec: &str) {
+        let spec: Value = serde_json::from_str(spec).unwrap();
+        self.setup.apply(&serde_json::json!({
+            "apiVersion": format!("{GROUP}/v1alpha1"),
+            "kind": self.case.kind,
+            "metadata": {"name": self.case.name, "namespace": NAMESPACE},
+            "spec": spec,
+        }));
+    }
+
+    /// Create: revision 1 with every object of its manifest, status Deployed with the NOTES,
+    /// the finalizer.
+    fn install(&self, run: &Running) {
+        let logs = || run.logs();
+        self.apply_spec(self.case.spec);
+        let cr = self.wait_condition("Deployed", "InstallSuccessful", run);
+        let deployed = condition(&cr, "Deployed").unwrap();
+        assert_eq!(deployed["status"], "True", "{cr:#}");
+        assert!(
+            deployed["message"]
+                .as_str()
+                .unwrap()
+                .contains(self.case.notes),
+            "{cr:#}"
+        );
+        assert_eq!(
+            condition(&cr, "Initialized").unwrap()["status"],
+            "True",
+            "{cr:#}"
+        );
+        assert!(
+            cr["metadata"]["finalizers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f == "helm.sdk.operatorframework.io/uninstall-release"),
+            "{cr:#}"
+        );
+        let secret = self.release_secret(1).expect("release revision 1");
+        assert_eq!(secret["metadata"]["labels"]["status"], "deployed");
+        let release = self.release(1);
+        assert_eq!(cr["status"]["deployedRelease"]["name"], self.case.name);
+        assert_eq!(
+            cr["status"]["deployedRelease"]["manifest"], release.manifest,
+            "{cr:#}"
+        );
+        self.assert_objects_exist(&release.manifest, logs);
+
+        let (plural, name) = self.case.scaled;
+        let workload = self.setup.object("apps", plural, name).unwrap();
+        assert_eq!(
+            workload["metadata"]["ownerReferences"][0]["kind"], self.case.kind,
+            "{workload:#}"
+        );
+        for (key, _) in self.case.overrides {
+            self.assert_override_event(key, run);
+        }
+        (self.case.installed)(self);
+    }
+
+    /// Waits until the resource's condition `type_` has `reason`, and returns the resource.
+    fn wait_condition(&self, type_: &str, reason: &str, run: &Running) -> Value {
+        wait_for(
+            &format!("condition {type_} with reason {reason}"),
+            DEADLINE,
+            || {
+                self.custom_resource()
+                    .filter(|cr| condition(cr, type_).is_some_and(|c| c["reason"] == reason))
+            },
+            || run.logs(),
+        )
+    }
+
+    /// Every object of a release manifest is stored, with the chart's content.
+    fn assert_objects_exist(&self, manifest: &str, logs: impl Fn() -> String) {
+        let objects = manifest_objects(manifest);
+        assert!(!objects.is_empty(), "an empty manifest\n{manifest}");
+        for object in &objects {
+            wait_for(
+                &format!(
+                    "{} {} of the manifest",
+                    object["kind"], object["metadata"]["name"]
+                ),
+                DEADLINE,
+                || self.stored(object),
+                &logs,
+            );
+        }
+    }
+
+    /// The stored object of a manifest's object (same apiVersion, kind, name; and namespace when
+    /// it names one).
+    fn stored(&self, object: &Value) -> Option<Value> {
+        let namespace = &object["metadata"]["namespace"];
+        self.setup.server.all_objects().into_iter().find(|o| {
+            o["apiVersion"] == object["apiVersion"]
+                && o["kind"] == object["kind"]
+                && o["metadata"]["name"] == object["metadata"]["name"]
+                && (namespace.is_null() || o["metadata"]["namespace"] == *namespace)
+        })
+    }
+
+    /// The Warning event that an override replaced the user's value.
+    fn assert_override_event(&self, key: &str, run: &Running) {
+        // Both Event APIs share one storage, as in the real API server; it is kept in the
+        // core form (involvedObject, message), as etcd does.
+        let quoted = format!("Chart value \"{key}\" overridden");
+        let warned = self
+            .setup
+            .server
+            .objects("", "events")
+            .into_iter()
+            .find(|e| {
+                e["reason"] == "OverrideValuesInUse"
+                    && e["message"].as_str().is_some_and(|m| m.contains(&quoted))
             })
-        },
-        logs,
-    );
-    assert!(condition(&cr, "ReleaseFailed").is_none(), "{cr:#}");
+            .unwrap_or_else(|| panic!("no OverrideValuesInUse event for {key}\n{}", run.logs()));
+        assert_eq!(warned["type"], "Warning", "{warned:#}");
+        assert_eq!(
+            warned["involvedObject"]["name"], self.case.name,
+            "{warned:#}"
+        );
+    }
 
-    // Real Helm reads the release the runtime wrote: revision 2, the user's values.
-    if let Some(mut oracle) = HelmOracle::start() {
+    /// A spec change: revision 2 with the new values and its objects, the pre-upgrade hook run.
+    fn upgrade(&self, run: &Running) {
+        let logs = || run.logs();
+        let secrets_before = self.secrets_data(&self.release(1).manifest);
+        let requests_before = self.setup.server.request_count();
+        self.apply_spec(self.case.updated_spec);
+        wait_for(
+            "revision 2 and the updated replicas",
+            DEADLINE,
+            || {
+                (self.release_secret(2).is_some()
+                    && self.scaled_replicas()? == self.case.updated_replicas)
+                    .then_some(())
+            },
+            logs,
+        );
+        let cr = self.wait_condition("Deployed", "UpgradeSuccessful", run);
+        assert!(condition(&cr, "ReleaseFailed").is_none(), "{cr:#}");
+        let release = self.release(2);
+        self.assert_objects_exist(&release.manifest, logs);
+        // No spec here changes a Secret: what the chart generated at install (redis's
+        // password, read back with `lookup`) stays.
+        assert_eq!(self.secrets_data(&release.manifest), secrets_before);
+        if let Some(hook) = self.case.upgrade_hook {
+            let ran = release
+                .hooks
+                .iter()
+                .find(|h| h.kind == "Job" && h.name == hook);
+            assert_eq!(
+                ran.map(|h| h.last_run.phase.as_str()),
+                Some("Succeeded"),
+                "{:#?}",
+                release.hooks
+            );
+            self.assert_job_ran(hook, requests_before);
+        }
+    }
+
+    /// The stored data of each Secret of a manifest.
+    fn secrets_data(&self, manifest: &str) -> Vec<Value> {
+        manifest_objects(manifest)
+            .iter()
+            .filter(|o| o["kind"] == "Secret")
+            .map(|o| self.stored(o).map_or(Value::Null, |s| s["data"].clone()))
+            .collect()
+    }
+
+    /// The hook Job `name` was created, and deleted once it succeeded (its delete policy), in
+    /// the requests since `from`.
+    fn assert_job_ran(&self, name: &str, from: usize) {
+        let requests = self.setup.server.requests();
+        let since = &requests[from..];
+        let jobs = format!("/apis/batch/v1/namespaces/{NAMESPACE}/jobs");
+        let created = since
+            .iter()
+            .position(|r| r.method == "POST" && r.path == jobs);
+        let deleted = since
+            .iter()
+            .rposition(|r| r.method == "DELETE" && r.path == format!("{jobs}/{name}"));
+        assert!(
+            matches!((created, deleted), (Some(c), Some(d)) if c < d),
+            "the hook Job {name} was not created then deleted: {since:#?}"
+        );
+        assert!(self.setup.object("batch", "jobs", name).is_none());
+    }
+
+    /// Real Helm reads the release the runtime wrote: revision 2, the resource's values.
+    fn helm_reads_the_release(&self) {
+        let Some(mut oracle) = HelmOracle::start() else {
+            return;
+        };
+        let name = self.case.name;
         let mut helm = HelmReleases {
             oracle: &mut oracle,
-            kubeconfig: setup.server.kubeconfig(),
+            kubeconfig: self.setup.server.kubeconfig(),
             namespace: NAMESPACE.to_string(),
         };
         let listed = helm.list(false).expect("helm list");
-        assert_eq!(listed[0]["name"], CR, "{listed}");
+        assert_eq!(listed[0]["name"], name, "{listed}");
         assert_eq!(listed[0]["revision"], 2, "{listed}");
         assert_eq!(listed[0]["status"], "deployed", "{listed}");
         // The superseded revision 1 is gone after the next sync, as with the helm-operator.
-        let history = helm.history(CR).expect("helm history");
+        let history = helm.history(name).expect("helm history");
         let last = history
             .as_array()
             .and_then(|h| h.last())
             .expect("a revision");
         assert_eq!(last["revision"], 2, "{history}");
-        let values = helm.get_values(CR, false).expect("helm get values");
-        assert_eq!(values["replicaCount"], 2, "{values}");
+        let values = helm.get_values(name, false).expect("helm get values");
+        assert_eq!(values, self.expected_values(), "{values:#}");
     }
 
-    // Drift: replicas edited by hand are put back, without a new revision.
-    // (A patch: the test server has no scale subresource.)
-    let patched = setup.kubectl_ok(&[
-        "patch",
-        "-n",
-        NAMESPACE,
-        "deployment",
-        CR,
-        "--type=merge",
-        "-p",
-        r#"{"spec":{"replicas":5}}"#,
-    ]);
-    assert!(
-        patched.contains("patched") && !patched.contains("no change"),
-        "{patched}"
-    );
-    wait_for(
-        "the replicas to be put back to 2",
-        DEADLINE,
-        || {
-            let replicas = setup.object("apps", "deployments", CR)?["spec"]["replicas"].clone();
-            (replicas == 2).then_some(())
-        },
-        logs,
-    );
+    /// The updated spec with watches.yaml's overrides, as the release records its values.
+    fn expected_values(&self) -> Value {
+        let mut values: Value = serde_json::from_str(self.case.updated_spec).unwrap();
+        for (key, value) in self.case.overrides {
+            let expanded = self
+                .case
+                .env
+                .iter()
+                .fold(value.to_string(), |text, (var, set)| {
+                    text.replace(&format!("${var}"), set)
+                });
+            let mut place = &mut values;
+            for part in key.split('.') {
+                place = &mut place[part];
+            }
+            *place = Value::String(expanded);
+        }
+        values
+    }
 
-    // Drift: the Service deleted by hand comes back, without a new revision.
-    setup.kubectl_ok(&["delete", "-n", NAMESPACE, "service", CR]);
-    wait_for(
-        "the Service to be put back",
-        DEADLINE,
-        || setup.object("", "services", CR),
-        logs,
-    );
-    assert!(setup.release_secret(3).is_none(), "drift made a revision");
+    /// Edited replicas, a deleted Service and a deleted cluster-scoped object come back,
+    /// without a new revision.
+    fn drift_is_put_back(&self, run: &Running) {
+        let logs = || run.logs();
+        let (plural, name) = self.case.scaled;
+        // A patch: the test server has no scale subresource.
+        let patched = self.setup.kubectl_ok(&[
+            "patch",
+            "-n",
+            NAMESPACE,
+            plural,
+            name,
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"replicas":5}}"#,
+        ]);
+        assert!(
+            patched.contains("patched") && !patched.contains("no change"),
+            "{patched}"
+        );
+        wait_for(
+            "the replicas to be put back",
+            DEADLINE,
+            || (self.scaled_replicas()? == self.case.updated_replicas).then_some(()),
+            logs,
+        );
 
-    // Delete: the release and its objects go, then the finalizer lets the resource go.
-    setup.kubectl_ok(&["delete", "-n", NAMESPACE, "helloworld", CR, "--wait=false"]);
-    wait_for(
-        "the custom resource, its release and objects to be gone",
-        DEADLINE,
-        || {
-            (setup.custom_resource().is_none()
-                && setup.releases().is_empty()
-                && setup.object("apps", "deployments", CR).is_none()
-                && setup.object("", "services", CR).is_none()
-                && setup.object("", "serviceaccounts", CR).is_none())
-            .then_some(())
-        },
-        || format!("{}\nreleases: {:?}", logs(), setup.releases()),
-    );
+        self.setup
+            .kubectl_ok(&["delete", "-n", NAMESPACE, "service", self.case.service]);
+        wait_for(
+            "the Service to be put back",
+            DEADLINE,
+            || self.setup.object("", "services", self.case.service),
+            logs,
+        );
 
+        if let Some((group, plural, name)) = self.case.cluster_scoped {
+            let resource = format!("{plural}.{group}");
+            self.setup.kubectl_ok(&["delete", &resource, name]);
+            wait_for(
+                &format!("{resource} {name} to be put back"),
+                DEADLINE,
+                || self.setup.server.object(group, plural, None, name),
+                logs,
+            );
+        }
+        assert!(self.release_secret(3).is_none(), "drift made a revision");
+    }
+
+    /// A restarted runtime reconciles every period without a new revision or any write to
+    /// the release's Secrets (`before`: their versions before the restart).
+    fn periods_change_nothing(&self, run: &Running, before: &[(Value, Value)]) {
+        let reconciled = format!("Reconciled release {}", self.case.name);
+        wait_for(
+            "three periodic reconciles",
+            DEADLINE,
+            || (run.stderr().matches(&reconciled).count() >= 3).then_some(()),
+            || run.logs(),
+        );
+        assert!(
+            self.release_secret(3).is_none(),
+            "a period made a revision\n{}",
+            run.logs()
+        );
+        assert_eq!(self.release_versions(), before, "{}", run.logs());
+    }
+
+    /// Each release Secret's name and resourceVersion.
+    fn release_versions(&self) -> Vec<(Value, Value)> {
+        let mut versions: Vec<(Value, Value)> = self
+            .setup
+            .releases()
+            .iter()
+            .map(|s| {
+                (
+                    s["metadata"]["name"].clone(),
+                    s["metadata"]["resourceVersion"].clone(),
+                )
+            })
+            .collect();
+        versions.sort_by_key(|(name, _)| name.to_string());
+        versions
+    }
+
+    /// Delete: the delete hooks run, the release and every object tied to the resource go
+    /// (those Helm keeps by policy aside), then the finalizer lets the resource go.
+    fn uninstall(&self, run: &Running) {
+        let release = self.release(2);
+        let uid = self.custom_resource().unwrap()["metadata"]["uid"].clone();
+        let requests_before = self.setup.server.request_count();
+        self.setup.kubectl_ok(&[
+            "delete",
+            "-n",
+            NAMESPACE,
+            self.case.plural,
+            self.case.name,
+            "--wait=false",
+        ]);
+        wait_for(
+            "the custom resource, its release and objects to be gone",
+            DEADLINE,
+            || {
+                (self.custom_resource().is_none()
+                    && self.setup.releases().is_empty()
+                    && self.tied_objects(&uid).is_empty())
+                .then_some(())
+            },
+            || {
+                format!(
+                    "{}\nreleases: {:?}\nleft: {:#?}",
+                    run.logs(),
+                    self.setup.releases(),
+                    self.tied_objects(&uid)
+                )
+            },
+        );
+        for object in manifest_objects(&release.manifest) {
+            let kept = is_kept(&object);
+            assert_eq!(self.stored(&object).is_some(), kept, "{object:#}");
+        }
+        for hook in &release.hooks {
+            for object in manifest_objects(&hook.manifest)
+                .iter()
+                .filter(|o| is_kept(o))
+            {
+                assert!(self.stored(object).is_some(), "kept {object:#}");
+            }
+        }
+        if let Some(hook) = self.case.delete_hook {
+            self.assert_job_ran(hook, requests_before);
+        }
+    }
+
+    /// Objects tied to the resource of `uid` (an owner reference, the helm-operator's
+    /// annotations, Helm's release annotations), except those Helm keeps by policy.
+    fn tied_objects(&self, uid: &Value) -> Vec<Value> {
+        let primary = format!("{NAMESPACE}/{}", self.case.name);
+        self.setup
+            .server
+            .all_objects()
+            .into_iter()
+            .filter(|o| {
+                let metadata = &o["metadata"];
+                let annotations = &metadata["annotations"];
+                let owned = metadata["ownerReferences"]
+                    .as_array()
+                    .is_some_and(|refs| refs.iter().any(|r| r["uid"] == *uid));
+                owned
+                    || annotations["operator-sdk/primary-resource"] == primary.as_str()
+                    || annotations["meta.helm.sh/release-name"] == self.case.name
+            })
+            .filter(|o| !is_kept(o))
+            .collect()
+    }
+}
+
+/// SIGTERM lets the runtime finish and exit 0.
+fn stop(run: &Running) {
     run.assert_running();
     run.signal("TERM");
     let status = run.wait_exit(DEADLINE);
     assert!(status.success(), "{status}\n{}", run.logs());
     assert!(run.stderr().contains("SIGTERM"), "{}", run.logs());
+}
+
+/// A namespaced CRD of one version whose objects may hold anything: a stand-in for the CRDs
+/// of an operator the chart expects (cert-manager's).
+fn preserving_crd(group: &str, kind: &str, plural: &str) -> Value {
+    serde_json::json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("{plural}.{group}")},
+        "spec": {
+            "group": group,
+            "names": {"kind": kind, "plural": plural, "singular": kind.to_lowercase()},
+            "scope": "Namespaced",
+            "versions": [{
+                "name": "v1",
+                "served": true,
+                "storage": true,
+                "schema": {"openAPIV3Schema": {
+                    "type": "object",
+                    "x-kubernetes-preserve-unknown-fields": true,
+                }},
+            }],
+        },
+    })
+}
+
+/// The release a release Secret holds (its `data.release`: the API's base64 around Helm's).
+fn decoded_release(secret: &Value) -> Release {
+    let data = secret["data"]["release"].as_str().expect("data.release");
+    let helm_text = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .expect("base64");
+    stored_release::decode(&helm_text).expect("a Helm release")
+}
+
+/// The objects of a manifest (documents of templates' output).
+fn manifest_objects(manifest: &str) -> Vec<Value> {
+    let documents: Vec<Value> =
+        operator_rs::yaml::from_str_multi(manifest).expect("a YAML manifest");
+    documents.into_iter().filter(Value::is_object).collect()
+}
+
+/// Helm leaves objects annotated `helm.sh/resource-policy: keep` in place on uninstall.
+fn is_kept(object: &Value) -> bool {
+    object["metadata"]["annotations"]["helm.sh/resource-policy"]
+        .as_str()
+        .is_some_and(|p| p.trim().eq_ignore_ascii_case("keep"))
 }
 
 #[test]
@@ -434,6 +947,80 @@ fn a_release_that_cannot_install_is_reported_and_retried_until_the_spec_is_fixed
     let cr = wait_deployed(&setup, logs);
     assert!(condition(&cr, "ReleaseFailed").is_none(), "{cr:#}");
     assert!(setup.release_secret(1).is_some());
+
+    run.signal("TERM");
+    assert!(run.wait_exit(DEADLINE).success(), "{}", run.logs());
+}
+
+/// Helm's forced upgrade, asked for by the helm-operator's `upgrade-force` annotation: the
+/// objects are replaced whole, so a label someone added to the Deployment survives an
+/// ordinary upgrade (server-side apply keeps others' fields) and is gone after a forced one.
+#[test]
+fn upgrade_force_replaces_the_objects_whole() {
+    let setup = Setup::new();
+    let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=0"]);
+    let logs = || run.logs();
+    let cr_file = sample_cr(&setup.project);
+    setup.kubectl_ok(&["apply", "-n", NAMESPACE, "-f", cr_file.to_str().unwrap()]);
+    wait_deployed(&setup, logs);
+    setup.kubectl_ok(&["label", "-n", NAMESPACE, "deployment", CR, "added-by=hand"]);
+    let label = || {
+        setup.object("apps", "deployments", CR).unwrap()["metadata"]["labels"]["added-by"].clone()
+    };
+    assert_eq!(label(), "hand");
+
+    let upgrade_to = |replicas: u32, revision: u32| {
+        setup.kubectl_ok(&[
+            "patch",
+            "-n",
+            NAMESPACE,
+            "helloworld",
+            CR,
+            "--type=merge",
+            "-p",
+            &format!(r#"{{"spec":{{"replicaCount":{replicas}}}}}"#),
+        ]);
+        wait_for(
+            &format!("release revision {revision}"),
+            DEADLINE,
+            || {
+                run.assert_running();
+                let deployed =
+                    setup.release_secret(revision)?["metadata"]["labels"]["status"] == "deployed";
+                let replicas_now =
+                    setup.object("apps", "deployments", CR)?["spec"]["replicas"] == replicas;
+                (deployed && replicas_now).then_some(())
+            },
+            logs,
+        );
+    };
+    upgrade_to(2, 2);
+    assert_eq!(label(), "hand", "an ordinary upgrade keeps others' fields");
+
+    setup.kubectl_ok(&[
+        "annotate",
+        "-n",
+        NAMESPACE,
+        "helloworld",
+        CR,
+        "helm.sdk.operatorframework.io/upgrade-force=true",
+    ]);
+    upgrade_to(3, 3);
+    assert_eq!(
+        label(),
+        Value::Null,
+        "a forced upgrade writes the object whole"
+    );
+    let deployment = setup.object("apps", "deployments", CR).unwrap();
+    assert_eq!(
+        deployment["metadata"]["labels"]["app.kubernetes.io/managed-by"], "Helm",
+        "{deployment:#}"
+    );
+    assert!(
+        deployment["metadata"]["ownerReferences"].is_array(),
+        "the owner reference is part of what is written: {deployment:#}"
+    );
+    assert!(!run.logs().contains("not supported"), "{}", run.logs());
 
     run.signal("TERM");
     assert!(run.wait_exit(DEADLINE).success(), "{}", run.logs());
@@ -795,11 +1382,12 @@ fn the_image_entrypoint_reconciles_without_a_project() {
         .arg("--watches-file")
         .arg(&watches)
         .args([
-            // deploy/operator.yaml's arguments, the probe port aside (tests share the machine).
+            // deploy/operator.yaml's arguments, the probe and metrics ports aside (tests share
+            // the machine, and `:8080` would listen beyond 127.0.0.1).
             "--leader-elect",
             "--leader-election-id=hello-world-operator",
             "--health-probe-bind-address=127.0.0.1:0",
-            "--metrics-bind-address=:8080",
+            "--metrics-bind-address=127.0.0.1:0",
             "--reconcile-period=0",
         ])
         .env_clear()
@@ -839,13 +1427,24 @@ fn the_image_entrypoint_reconciles_without_a_project() {
         "{}",
         run.logs()
     );
-    assert!(
-        run.stderr().contains("serves no metrics yet"),
-        "{}",
-        run.logs()
-    );
     let probes = wait_for("the probe address", DEADLINE, || probe_address(&run), logs);
     assert!(get(&probes, "/readyz").ends_with("ok"));
+    // The leader says so on /metrics, under the Lease's name.
+    let metrics = wait_for(
+        "the metrics address",
+        DEADLINE,
+        || {
+            let stdout = run.stdout();
+            let line = stdout.lines().find(|l| l.contains("/metrics"))?;
+            Some(line.split("http://").nth(1)?.split('/').next()?.to_string())
+        },
+        logs,
+    );
+    let scrape = get(&metrics, "/metrics");
+    assert!(
+        scrape.contains("leader_election_master_status{name=\"hello-world-operator\"} 1"),
+        "{scrape}"
+    );
 
     let cr_file = sample_cr(&setup.project);
     setup.kubectl_ok(&["apply", "-n", NAMESPACE, "-f", cr_file.to_str().unwrap()]);

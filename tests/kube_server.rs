@@ -185,6 +185,21 @@ fn kubectl_patch_dry_run_and_delete() {
 }
 
 #[test]
+fn priority_classes_are_served_cluster_scoped() {
+    let server = KubeServer::start();
+    let kubectl = Kubectl::new(&server);
+    let class = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: critical\nvalue: 1000000000\n";
+    kubectl.ok(&["apply", "--server-side", "-f", "-"], Some(class));
+    let live = kubectl.json(&["get", "pc", "critical"]);
+    assert_eq!(live["value"], 1_000_000_000, "{live:#}");
+    assert!(
+        server
+            .object("scheduling.k8s.io", "priorityclasses", None, "critical")
+            .is_some()
+    );
+}
+
+#[test]
 fn crds_become_servable_once_established() {
     let server = KubeServer::start();
     let kubectl = Kubectl::new(&server);

@@ -199,6 +199,34 @@ pub fn scan(chart: &Chart) -> KindScan {
     out
 }
 
+/// Whether a template of the chart or of one of its subcharts calls Helm's `lookup`: such a
+/// chart renders differently once its objects exist (a kept password, a found CRD). A pass of
+/// its own, cheaper than [`scan`]: only templates that mention `lookup` are parsed.
+pub fn calls_lookup(chart: &Chart) -> bool {
+    let mut unreadable = KindScan::default();
+    let expanded = packaged_subcharts(&chart.files, &mut unreadable);
+    let files: Vec<(&str, &[u8])> = chart
+        .files
+        .iter()
+        .chain(&expanded)
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    let roots = chart_roots(files.iter().map(|(path, _)| *path));
+    files
+        .iter()
+        .filter(|(path, _)| {
+            split_root(&roots, path).is_some_and(|(_, relative)| relative.starts_with("templates/"))
+        })
+        .any(|(_, bytes)| {
+            let text = String::from_utf8_lossy(bytes);
+            text.contains("lookup")
+                && template::actions(&text)
+                    .iter()
+                    .filter(|action| !action.is_comment())
+                    .any(|action| !template::lookup_calls(action).is_empty())
+        })
+}
+
 /// Helm renders every file under `templates/` except `NOTES.txt` (shown, not installed) and
 /// files whose name starts with `_` (helpers).
 fn is_rendered_template(relative: &str) -> bool {

@@ -483,6 +483,9 @@ impl<'a> Reconcile<'a> {
     fn manager(&self) -> Result<ReleaseManager, ControllerError> {
         let mut settings = Settings::new(self.context.capabilities.clone());
         settings.dry_run = self.context.watch.dry_run;
+        settings.force_upgrade = self
+            .annotation(UPGRADE_FORCE_ANNOTATION)
+            .is_some_and(go_bool);
         settings.labels = BTreeMap::from([(
             CHART_LABEL.to_string(),
             self.context.chart.name().to_string(),
@@ -539,14 +542,6 @@ impl<'a> Reconcile<'a> {
             Plan::Upgrade { deployed } => {
                 self.add_finalizer().await?;
                 self.override_events().await;
-                if self
-                    .annotation(UPGRADE_FORCE_ANNOTATION)
-                    .is_some_and(go_bool)
-                {
-                    self.log(
-                        "upgrade-force is not supported by this runtime: upgrading without force",
-                    );
-                }
                 let release = match manager.upgrade(&mut cluster, &deployed, &values).await {
                     Ok(release) => release,
                     Err(e) => {

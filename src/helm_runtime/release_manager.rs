@@ -156,6 +156,9 @@ pub struct Settings {
     /// How the render that decides on an upgrade sees the cluster (watches.yaml's
     /// `dryRunOption`); installs and upgrades themselves always see it.
     pub dry_run: DryRun,
+    /// Helm's `--force` on upgrades (the helm-operator's `upgrade-force` annotation): the
+    /// objects are replaced whole instead of applied, so fields others added are dropped.
+    pub force_upgrade: bool,
 }
 
 impl Settings {
@@ -165,6 +168,7 @@ impl Settings {
             hook_timeout: DEFAULT_HOOK_TIMEOUT,
             labels: BTreeMap::new(),
             owner: None,
+            force_upgrade: false,
             dry_run: DryRun::Client,
         }
     }
@@ -467,7 +471,8 @@ impl ReleaseManager {
     ) -> Result<(), ManagerError> {
         let context = self.hook_context(store);
         hooks::run(cluster, &context, release, &format!("pre-{operation}")).await?;
-        self.apply_all(cluster, objects).await?;
+        let replace = operation == "upgrade" && self.settings.force_upgrade;
+        self.write_all(cluster, objects, replace).await?;
         for object in obsolete {
             cluster.delete(object).await.map_err(|e| self.kube(e))?;
         }
@@ -605,17 +610,24 @@ impl ReleaseManager {
         Ok(())
     }
 
-    async fn apply_all(
+    /// Applies each object (server-side, taking over conflicting fields), or with `replace`
+    /// writes it whole, as Helm's forced update does.
+    async fn write_all(
         &self,
         cluster: &Cluster,
         objects: &[Manifest],
+        replace: bool,
     ) -> Result<Vec<(String, Outcome)>, ManagerError> {
         let mut applied = Vec::with_capacity(objects.len());
         for object in objects {
-            let result = cluster
-                .apply(object, WriteMode::Persist, Ownership::Force)
-                .await
-                .map_err(|e| self.kube(e))?;
+            let result = if replace {
+                cluster.replace(object).await
+            } else {
+                cluster
+                    .apply(object, WriteMode::Persist, Ownership::Force)
+                    .await
+            }
+            .map_err(|e| self.kube(e))?;
             applied.push((object.display_name(), result.outcome));
         }
         Ok(applied)
@@ -836,7 +848,7 @@ impl ReleaseManager {
         deployed: &Release,
     ) -> Result<Vec<(String, Outcome)>, ManagerError> {
         let objects = self.release_objects(cluster, &deployed.manifest).await?;
-        self.apply_all(cluster, &objects).await
+        self.write_all(cluster, &objects, false).await
     }
 
     /// Uninstalls the release: pre-delete hooks, its objects in Helm's uninstall order (those

@@ -1,9 +1,12 @@
-//! Plain reads and creates of one object. Helm creates its hooks rather than applying them, so
-//! that a hook object left from an earlier run is an error unless a delete policy removed it.
+//! Plain reads, creates and replacements of one object. Helm creates its hooks rather than
+//! applying them, so that a hook object left from an earlier run is an error unless a delete
+//! policy removed it; it replaces objects whole on a forced upgrade.
 
 use kube::api::{DynamicObject, PostParams};
 use serde_json::Value;
 
+use super::applied::Record;
+use super::apply::{Applied, Outcome};
 use super::cluster::{Cluster, FIELD_MANAGER};
 use super::error::KubeError;
 use crate::manifests::Manifest;
@@ -35,6 +38,57 @@ impl Cluster {
             }),
             Err(e) => Err(self.fail(e, action()).await),
         }
+    }
+
+    /// Writes the object whole (PUT over the current resourceVersion), or creates it when it
+    /// is not there: Helm's forced update. Unlike server-side apply, fields that others set
+    /// and the manifest lacks are gone afterwards.
+    pub async fn replace(&self, manifest: &Manifest) -> Result<Applied, KubeError> {
+        let served = self.served(manifest)?;
+        let (namespace, name) = (manifest.namespace(), manifest.name());
+        let action = |verb| Cluster::action(verb, served, namespace, Some(name));
+        let api = self.api_for(served, namespace);
+        let current = match api.get_opt(name).await {
+            Ok(current) => current,
+            Err(e) => return Err(self.fail(e, action("get")).await),
+        };
+        let Some(current) = current else {
+            let object = self.create(manifest).await?;
+            self.applied.set(manifest, Record::of(manifest, &object));
+            return Ok(Applied {
+                outcome: Outcome::Created,
+                object,
+            });
+        };
+        let mut object: DynamicObject =
+            serde_json::from_value(manifest.object.clone()).map_err(|e| {
+                KubeError::BadResponse {
+                    endpoint: self.endpoint.clone(),
+                    action: action("update"),
+                    message: format!("the object is not a Kubernetes object: {e}"),
+                }
+            })?;
+        object.metadata.resource_version = current.metadata.resource_version.clone();
+        let params = PostParams {
+            dry_run: false,
+            field_manager: Some(FIELD_MANAGER.to_string()),
+        };
+        let replaced = match api.replace(name, &params, &object).await {
+            Ok(replaced) => replaced,
+            Err(e) => return Err(self.fail(e, action("update")).await),
+        };
+        let outcome = if replaced.metadata.resource_version == current.metadata.resource_version {
+            Outcome::Unchanged
+        } else {
+            Outcome::Configured
+        };
+        let object = serde_json::to_value(replaced).map_err(|e| KubeError::BadResponse {
+            endpoint: self.endpoint.clone(),
+            action: action("update"),
+            message: e.to_string(),
+        })?;
+        self.applied.set(manifest, Record::of(manifest, &object));
+        Ok(Applied { outcome, object })
     }
 
     /// The object as the server has it; `None` when it is not there or its kind is not served.

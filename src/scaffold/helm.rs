@@ -46,6 +46,8 @@ struct WatchEntry<'a> {
     kind: &'a str,
     plural: &'a str,
     chart: &'a str,
+    /// The chart's templates call `lookup`: the upgrade's dry run must see the cluster.
+    dry_run_on_server: bool,
 }
 
 impl<'a> From<&'a HelmApi<'a>> for WatchEntry<'a> {
@@ -56,6 +58,7 @@ impl<'a> From<&'a HelmApi<'a>> for WatchEntry<'a> {
             kind: &api.kind,
             plural: &api.plural,
             chart: &api.chart_dir,
+            dry_run_on_server: crate::chart::kinds::calls_lookup(api.chart),
         }
     }
 }

@@ -75,15 +75,20 @@ pub fn generated_helm_project(parent: &Path) -> PathBuf {
 
 /// [`generated_helm_project`] with more arguments for `new` (`--runtime=operator-rs`).
 pub fn generated_helm_project_with(parent: &Path, args: &[&str]) -> PathBuf {
-    let chart = super::project::shared_chart("hello-world");
+    generated_chart_project(parent, "hello-world", args)
+}
+
+/// A real Helm project made by `operator-rs new` from the shared chart `chart`, with more
+/// arguments for `new`, in `parent`: `<chart>-operator`.
+pub fn generated_chart_project(parent: &Path, chart: &str, args: &[&str]) -> PathBuf {
     super::project::operator_rs(parent)
         .args(["new", "--type=helm", "--yes", "--quiet"])
         .args(args)
         .arg("--helm-chart")
-        .arg(chart)
+        .arg(super::project::shared_chart(chart))
         .assert()
         .success();
-    let dir = parent.join("hello-world-operator");
+    let dir = parent.join(format!("{chart}-operator"));
     assert!(dir.join("build/Dockerfile").is_file());
     dir
 }

@@ -17,4 +17,5 @@ pub mod operator;
 pub mod project;
 pub mod registry;
 pub mod terminal;
+pub mod tls_proxy;
 pub mod tools;

@@ -224,6 +224,24 @@ fn lookups_are_found_in_every_template_file() {
     assert_eq!(scan.unresolved[0].file, "templates/NOTES.txt");
 }
 
+#[test]
+fn calls_lookup_sees_templates_of_subcharts_and_nothing_else() {
+    let call = "{{- $s := lookup \"v1\" \"Secret\" .Release.Namespace \"x\" -}}\n";
+    assert!(!calls_lookup(&chart(&[(
+        "templates/cm.yaml",
+        "# a lookup in text\n{{/* lookup \"v1\" \"Secret\" \"\" \"\" */}}\nkind: ConfigMap\n"
+    )])));
+    assert!(!calls_lookup(&chart(&[("files/script.tpl", call)])));
+    assert!(calls_lookup(&chart(&[("templates/_helpers.tpl", call)])));
+    assert!(calls_lookup(&chart(&[
+        (
+            "charts/common/Chart.yaml",
+            "apiVersion: v2\nname: common\nversion: 1.0.0\n"
+        ),
+        ("charts/common/templates/_secrets.tpl", call),
+    ])));
+}
+
 fn tgz(top: &str, files: &[(&str, &str)]) -> Vec<u8> {
     let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
         Vec::new(),

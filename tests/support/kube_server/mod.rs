@@ -26,6 +26,7 @@
 //! ([`KubeServer::refuse`], [`KubeServer::partition_lease`], [`KubeServer::heal_lease`]), watch
 //! controls ([`KubeServer::compact`], [`KubeServer::send_bookmarks`]), and what happened
 //! ([`KubeServer::requests`], [`KubeServer::object`], [`KubeServer::objects`],
+//! [`KubeServer::all_objects`],
 //! [`KubeServer::resource_version`], [`KubeServer::held_requests`]).
 
 pub mod events;
@@ -91,8 +92,7 @@ impl KubeServer {
             thread: Some(thread),
             dir: tempfile::tempdir().expect("a temporary directory"),
         };
-        let token = server.lock().scripts.token.clone();
-        server.write_kubeconfig(&server.kubeconfig(), &token, None);
+        server.write_kubeconfig(&server.kubeconfig(), &server.token(), None);
         server
     }
 
@@ -107,6 +107,11 @@ impl KubeServer {
     /// The kubeconfig with context `test` for user `test-user`, no namespace.
     pub fn kubeconfig(&self) -> PathBuf {
         self.dir.path().join("kubeconfig")
+    }
+
+    /// The bearer token the server accepts (also in [`KubeServer::kubeconfig`]).
+    pub fn token(&self) -> String {
+        self.lock().scripts.token.clone()
     }
 
     /// Writes a kubeconfig for this server with the given token and context namespace.
@@ -254,6 +259,11 @@ users:
             .filter(|(k, _)| k.group == group && k.plural == plural)
             .map(|(_, v)| v.clone())
             .collect()
+    }
+
+    /// Every stored object of every resource, for "nothing is left" checks.
+    pub fn all_objects(&self) -> Vec<Value> {
+        self.lock().objects().map(|(_, v)| v.clone()).collect()
     }
 
     /// The real `kubectl` pointed at this server, with its discovery cache in `cache_dir` (never

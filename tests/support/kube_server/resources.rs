@@ -214,6 +214,15 @@ pub fn builtins() -> Vec<ResourceType> {
             true,
             &["pdb"],
         ),
+        // Charts that run critical pods (rancher) create their own.
+        ResourceType::builtin(
+            "scheduling.k8s.io",
+            "PriorityClass",
+            "priorityclasses",
+            false,
+            false,
+            &["pc"],
+        ),
     ];
     let mut reviews = ResourceType::builtin(
         "authentication.k8s.io",
