@@ -1000,6 +1000,24 @@ fn a_runtime_binary_that_cannot_run_in_the_image_is_refused_before_anything_runs
         assert!(read_tree(&dir) == before, "{args:?} changed the project");
     }
 
+    // A file of the user's where the binary is staged would be overwritten, then deleted.
+    let own = dir.join("build/operator-rs");
+    std::fs::write(&own, "my notes\n").unwrap();
+    let output = operator_rs(&dir)
+        .args(["build", "demo:v1"])
+        .env("PATH", bin.path())
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("build/operator-rs exists and is not the binary this build packages"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&own).unwrap(), "my notes\n");
+    assert!(!marker.exists(), "ran docker");
+    std::fs::remove_file(&own).unwrap();
+
     // A helm-operator project packages no operator-rs: --runtime-binary is refused too.
     let other = tempfile::tempdir().unwrap();
     let helm_operator = generated_helm_project(other.path());

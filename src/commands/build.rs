@@ -60,6 +60,9 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
         )));
     }
     let runtime_binary = runtime_binary_to_package(&args, &project)?;
+    if let Some(binary) = &runtime_binary {
+        runtime_binary::check_context_free(binary, &root).map_err(usage)?;
+    }
     let created =
         labels::build_time(std::env::var("SOURCE_DATE_EPOCH").ok().as_deref()).map_err(usage)?;
 

@@ -225,6 +225,13 @@ pub enum RuntimeBinaryError {
     CannotRun(String),
     #[error("{what} {path} is not executable (no x permission): chmod +x it")]
     NotExecutable { what: String, path: PathBuf },
+    #[error(
+        "{path} exists and is not the binary this build packages: `build` copies the runtime \
+         binary there for the image's COPY and removes it afterwards, so it would overwrite \
+         and then delete your file; move it elsewhere (a copy left by an interrupted build of \
+         another operator-rs can simply be deleted)"
+    )]
+    Occupied { path: PathBuf },
     #[error("cannot copy {from} into the build context as {to}: {error}")]
     Copy {
         from: PathBuf,
@@ -296,6 +303,30 @@ impl Drop for Staged {
     fn drop(&mut self) {
         // The copy is ours and only for the build; an error here leaves a file git ignores.
         let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Refuses a file at [`CONTEXT_PATH`] that [`stage`] would overwrite and delete, unless it
+/// is byte for byte `binary` (what an interrupted build of the same binary leaves behind).
+pub fn check_context_free(binary: &Path, root: &Path) -> Result<(), RuntimeBinaryError> {
+    let target = root.join(CONTEXT_PATH);
+    let Ok(metadata) = std::fs::symlink_metadata(&target) else {
+        return Ok(());
+    };
+    let ours = metadata.is_file()
+        && std::fs::metadata(binary).is_ok_and(|b| b.len() == metadata.len())
+        && same_contents(binary, &target);
+    if ours {
+        Ok(())
+    } else {
+        Err(RuntimeBinaryError::Occupied { path: target })
+    }
+}
+
+fn same_contents(a: &Path, b: &Path) -> bool {
+    match (std::fs::read(a), std::fs::read(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
     }
 }
 
@@ -464,5 +495,34 @@ mod tests {
         let path = staged.path().to_path_buf();
         drop(staged);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn only_a_copy_of_the_binary_may_stand_where_it_is_staged() {
+        let dir = tempfile::tempdir().unwrap();
+        let binary = dir.path().join("operator-rs");
+        std::fs::write(&binary, elf(2, 1, 0, 3, 62)).unwrap();
+        let root = dir.path().join("project");
+        std::fs::create_dir_all(root.join("build")).unwrap();
+        assert!(check_context_free(&binary, &root).is_ok(), "nothing there");
+
+        let target = root.join(CONTEXT_PATH);
+        std::fs::copy(&binary, &target).unwrap();
+        assert!(
+            check_context_free(&binary, &root).is_ok(),
+            "a leftover copy"
+        );
+
+        std::fs::write(&target, "notes").unwrap();
+        let err = check_context_free(&binary, &root).unwrap_err().to_string();
+        assert!(err.contains(&target.display().to_string()), "{err}");
+        assert!(err.contains("move it elsewhere"), "{err}");
+
+        std::fs::remove_file(&target).unwrap();
+        std::fs::create_dir(&target).unwrap();
+        assert!(matches!(
+            check_context_free(&binary, &root),
+            Err(RuntimeBinaryError::Occupied { .. })
+        ));
     }
 }
