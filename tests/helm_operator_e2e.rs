@@ -17,7 +17,7 @@ use std::time::Duration;
 use base64::Engine;
 use operator_rs::helm_runtime::stored_release::{self, Release};
 use serde_json::Value;
-use support::helm_oracle::{HelmOracle, HelmReleases};
+use support::helm_oracle::{HelmOracle, HelmReleases, RenderRequest};
 use support::kube_server::KubeServer;
 use support::operator::{Running, wait_for};
 
@@ -950,6 +950,153 @@ fn a_release_that_cannot_install_is_reported_and_retried_until_the_spec_is_fixed
 
     run.signal("TERM");
     assert!(run.wait_exit(DEADLINE).success(), "{}", run.logs());
+}
+
+/// A chart whose install fails on a `required` value the spec lacks: `ReleaseFailed` with
+/// Helm's own message (real Helm renders the same chart and values for the expected text),
+/// nothing left behind, retried (with backoff, see `retry_delay`) until the spec sets it.
+#[test]
+fn a_missing_required_value_fails_the_install_with_helms_message_until_it_is_set() {
+    let setup = Setup::new();
+    let chart = setup.project.join("helm-charts/hello-world");
+    std::fs::write(
+        chart.join("templates/greeting.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-greeting\n\
+         data:\n  greeting: {{ required \"greeting is required: set spec.greeting\" \
+         .Values.greeting | quote }}\n",
+    )
+    .unwrap();
+    let Some(mut oracle) = HelmOracle::start() else {
+        return;
+    };
+    let helms = oracle
+        .render(
+            &RenderRequest::new(&chart)
+                .values(serde_json::json!({}))
+                .release(CR, NAMESPACE),
+        )
+        .expect_err("Helm refuses the chart without greeting");
+    assert!(helms.contains("greeting is required"), "{helms}");
+
+    let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=0"]);
+    let logs = || run.logs();
+    let cr = |spec: Value| {
+        serde_json::json!({"apiVersion": format!("{GROUP}/v1alpha1"), "kind": "HelloWorld",
+            "metadata": {"name": CR, "namespace": NAMESPACE}, "spec": spec})
+    };
+    setup.apply(&cr(serde_json::json!({})));
+    let failed = wait_for(
+        "status ReleaseFailed",
+        DEADLINE,
+        || {
+            run.assert_running();
+            let cr = setup.custom_resource()?;
+            condition(&cr, "ReleaseFailed").cloned()
+        },
+        logs,
+    );
+    assert_eq!(failed["status"], "True", "{failed:#}");
+    assert_eq!(failed["reason"], "InstallError", "{failed:#}");
+    let message = failed["message"].as_str().unwrap();
+    assert!(
+        message.contains(&helms),
+        "Helm says {helms:?}, the status {message:?}"
+    );
+    // Retried: the same failure again and again, nothing installed in between.
+    wait_for(
+        "three failed attempts",
+        DEADLINE,
+        || (run.stderr().matches("Reconcile failed").count() >= 3).then_some(()),
+        logs,
+    );
+    assert!(setup.releases().is_empty(), "{:?}", setup.releases());
+    assert!(setup.object("apps", "deployments", CR).is_none());
+    assert!(
+        setup
+            .object("", "configmaps", &format!("{CR}-greeting"))
+            .is_none()
+    );
+
+    setup.apply(&cr(serde_json::json!({"greeting": "hello"})));
+    let deployed = wait_deployed(&setup, logs);
+    assert!(
+        condition(&deployed, "ReleaseFailed").is_none(),
+        "{deployed:#}"
+    );
+    let greeting = setup
+        .object("", "configmaps", &format!("{CR}-greeting"))
+        .expect("the ConfigMap of the fixed release");
+    assert_eq!(greeting["data"]["greeting"], "hello");
+    stop(&run);
+}
+
+/// A release real Helm installed before the operator ran, under the name of a custom resource
+/// made afterwards: the running operator takes it over (no second install), upgrades it to the
+/// resource's spec as revision 2, ties its objects to the resource, and real Helm sees that.
+#[test]
+fn a_release_real_helm_installed_is_adopted_and_upgraded_by_the_running_operator() {
+    let setup = Setup::new();
+    let Some(mut oracle) = HelmOracle::start() else {
+        return;
+    };
+    let mut helm = HelmReleases {
+        oracle: &mut oracle,
+        kubeconfig: setup.server.kubeconfig(),
+        namespace: NAMESPACE.to_string(),
+    };
+    let chart = setup.project.join("helm-charts/hello-world");
+    helm.install(CR, &chart, serde_json::json!({"replicaCount": 2}))
+        .expect("helm install");
+    assert!(setup.release_secret(1).is_some());
+    let by_helm = setup
+        .object("apps", "deployments", CR)
+        .expect("Helm's Deployment");
+    assert!(
+        by_helm["metadata"]["ownerReferences"].is_null(),
+        "{by_helm:#}"
+    );
+
+    let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=0"]);
+    let logs = || run.logs();
+    setup.apply(
+        &serde_json::json!({"apiVersion": format!("{GROUP}/v1alpha1"),
+        "kind": "HelloWorld", "metadata": {"name": CR, "namespace": NAMESPACE},
+        "spec": {"replicaCount": 3}}),
+    );
+    let cr = wait_deployed(&setup, logs);
+    assert_eq!(
+        condition(&cr, "Deployed").unwrap()["reason"],
+        "UpgradeSuccessful",
+        "{cr:#}"
+    );
+    let deployment = setup.object("apps", "deployments", CR).unwrap();
+    assert_eq!(deployment["spec"]["replicas"], 3, "{deployment:#}");
+    assert_eq!(
+        deployment["metadata"]["ownerReferences"][0]["uid"], cr["metadata"]["uid"],
+        "{deployment:#}"
+    );
+    let history = helm.history(CR).expect("helm history");
+    let statuses: Vec<(i64, String)> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["revision"].as_i64().unwrap(),
+                r["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        statuses.last(),
+        Some(&(2, "deployed".to_string())),
+        "{history}"
+    );
+    assert_eq!(
+        helm.get_values(CR, false).expect("helm get values"),
+        serde_json::json!({"replicaCount": 3})
+    );
+    stop(&run);
 }
 
 /// Helm's forced upgrade, asked for by the helm-operator's `upgrade-force` annotation: the
