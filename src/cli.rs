@@ -462,6 +462,26 @@ pub struct HelmRuntimeArgs {
     /// Namespace of the leader election Lease [default: the operator's namespace (`-n`, or the pod's)]
     #[arg(long, value_name = "NAMESPACE")]
     pub leader_election_namespace: Option<String>,
+
+    /// Development mode defaults: console lines and debug level (zap's flag)
+    #[arg(long, value_name = "BOOL", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_value = "false", default_missing_value = "true", value_parser = parse_go_bool)]
+    pub zap_devel: bool,
+
+    /// Log line encoding, as zap writes it [default: plain `TIME message` lines; console with --zap-devel]
+    #[arg(long, value_name = "ENCODER", value_enum)]
+    pub zap_encoder: Option<crate::helm_runtime::log::Encoder>,
+
+    /// Minimum level logged: debug, info, error, panic, or an integer above 0 (debug) [default: info; debug with --zap-devel]
+    #[arg(long, value_name = "LEVEL", value_parser = |text: &str| crate::helm_runtime::log::Level::parse(text, true))]
+    pub zap_log_level: Option<crate::helm_runtime::log::Level>,
+
+    /// Level from which stack traces are recorded (info, error or panic): accepted for the helm-operator's sake; this runtime logs no stack traces
+    #[arg(long, value_name = "LEVEL", value_parser = |text: &str| crate::helm_runtime::log::Level::parse(text, false))]
+    pub zap_stacktrace_level: Option<crate::helm_runtime::log::Level>,
+
+    /// How log times are written (with --zap-encoder or --zap-devel) [default: rfc3339]
+    #[arg(long, value_name = "ENCODING", value_enum)]
+    pub zap_time_encoding: Option<crate::helm_runtime::log::TimeEncoding>,
 }
 
 /// [`HelmRuntimeArgs`] on their own, as `operator-rs run` reads them after `--`.

@@ -1536,6 +1536,10 @@ fn the_image_entrypoint_reconciles_without_a_project() {
             "--health-probe-bind-address=127.0.0.1:0",
             "--metrics-bind-address=127.0.0.1:0",
             "--reconcile-period=0",
+            // The helm-operator's logging flags, which deployments set.
+            "--zap-encoder=json",
+            "--zap-log-level=info",
+            "--zap-time-encoding=epoch",
         ])
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -1604,6 +1608,17 @@ fn the_image_entrypoint_reconciles_without_a_project() {
     let secret = setup.release_secret(1).expect("release revision 1");
     assert_eq!(secret["metadata"]["labels"]["status"], "deployed");
     assert!(setup.object("apps", "deployments", CR).is_some());
+    // Every log line is zap's JSON, its time a number of seconds.
+    let stderr = run.stderr();
+    for line in stderr.lines() {
+        let entry: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert!(
+            entry["level"] == "info" || entry["level"] == "error",
+            "{line}"
+        );
+        assert!(entry["ts"].as_f64().is_some_and(|ts| ts > 1.0e9), "{line}");
+        assert!(entry["msg"].is_string(), "{line}");
+    }
     // Nothing was written where it ran.
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
 
@@ -1619,6 +1634,16 @@ fn the_image_entrypoint_refuses_what_it_cannot_run_before_connecting() {
         (&["--leader-elect"][..], "", "--leader-election-id"),
         (&["--reconcile-period=5"][..], "", "missing unit"),
         (&[][..], "Not_A_Namespace", "DNS-1123"),
+        (
+            &["--zap-log-level=loud"][..],
+            "",
+            "\"loud\" is not a log level",
+        ),
+        (
+            &["--zap-encoder=xml"][..],
+            "",
+            "possible values: json, console",
+        ),
     ] {
         let output = Command::new(assert_cmd::cargo::cargo_bin("operator-rs"))
             .current_dir(home.path())

@@ -5,7 +5,6 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::Arc;
 
 use clap::Parser;
 use futures::FutureExt;
@@ -19,6 +18,7 @@ use crate::error::usage;
 use crate::helm_runtime::controller::{self, Log, Options};
 use crate::helm_runtime::http::{self, Routes};
 use crate::helm_runtime::leader::{Candidate, Timing};
+use crate::helm_runtime::log::Format;
 use crate::helm_runtime::metrics::Metrics;
 use crate::helm_runtime::watches::Watch;
 use crate::helm_runtime::{probes, watches};
@@ -208,12 +208,12 @@ pub(super) async fn operate(ui: &Ui, operator: Operator<'_>) -> anyhow::Result<(
         ui.info(format!("Metrics on http://{bound}/metrics"));
     }
 
-    let log: Log = Arc::new(|line: &str| {
-        eprintln!(
-            "{} {line}",
-            k8s_openapi::jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ")
-        );
-    });
+    let log = Log::to_stderr(Format::from_flags(
+        flags.zap_devel,
+        flags.zap_encoder,
+        flags.zap_log_level,
+        flags.zap_time_encoding,
+    ));
     let options = Options {
         watches,
         namespaces,
@@ -230,7 +230,7 @@ pub(super) async fn operate(ui: &Ui, operator: Operator<'_>) -> anyhow::Result<(
     let mut leadership = None;
     if let Some(lease) = &lease {
         let identity = identity();
-        log(&format!(
+        log.info(&format!(
             "Waiting for leadership: Lease {}/{} as {identity}",
             lease.namespace, lease.name
         ));
@@ -249,7 +249,7 @@ pub(super) async fn operate(ui: &Ui, operator: Operator<'_>) -> anyhow::Result<(
             () = stop.clone() => return Ok(()),
         };
         metrics.set_leader(&lease.name, true);
-        log("Became the leader");
+        log.info("Became the leader");
     }
     let controllers = controller::run(cluster, options, stop);
     tokio::pin!(controllers);
@@ -261,7 +261,7 @@ pub(super) async fn operate(ui: &Ui, operator: Operator<'_>) -> anyhow::Result<(
                     metrics.set_leader(&lease.name, false);
                 }
                 // Another replica may be reconciling already: not one more request from here.
-                log(&format!("Lost leadership ({lost}); stopping at once, without finishing the reconciles in flight"));
+                log.error(&format!("Lost leadership ({lost}); stopping at once, without finishing the reconciles in flight"));
                 return Err(anyhow::anyhow!("lost leadership: {lost}"));
             }
         },
@@ -329,7 +329,7 @@ pub(super) fn split_namespaces(text: &str) -> Vec<String> {
 /// Completes at the first Ctrl-C or SIGTERM; a second one exits at once.
 async fn stop_signal(log: Log) {
     let name = first_signal().await;
-    log(&format!(
+    log.info(&format!(
         "{name}: stopping once the reconciles in flight finish (Ctrl-C again stops at once)"
     ));
     tokio::spawn(async {

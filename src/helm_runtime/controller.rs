@@ -50,8 +50,7 @@ pub const RECONCILE_PERIOD_ANNOTATION: &str = "helm.sdk.operatorframework.io/rec
 /// The label every object of a release carries, as the helm-operator's client injects it.
 pub const CHART_LABEL: &str = "helm.sdk.operatorframework.io/chart";
 
-/// Where the runtime's log lines go (the command decides how they are shown).
-pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
+pub use super::log::Log;
 
 /// What the runtime runs with.
 pub struct Options {
@@ -249,7 +248,7 @@ pub async fn run(
             name: controller_name,
             metrics: options.metrics.clone(),
         });
-        (options.log)(&format!(
+        options.log.info(&format!(
             "Watching resource {} {} (reconcile period {})",
             resource.api_version,
             resource.kind,
@@ -284,7 +283,7 @@ pub async fn run(
                     .run(reconcile, error_policy, context.clone())
                     .for_each(move |result| {
                         if let Err(e) = result {
-                            log(&format!("{kind}: {e}"));
+                            log.error(&format!("{kind}: {e}"));
                         }
                         futures::future::ready(())
                     })
@@ -301,7 +300,7 @@ fn error_policy(
     error: &ControllerError,
     context: Arc<Context>,
 ) -> Action {
-    (context.log)(&format!("Reconcile failed: {error}"));
+    context.log.error(&format!("Reconcile failed: {error}"));
     let key = ObjectRef::from_obj_with(object.as_ref(), context.resource.clone());
     let mut failures = context.failures.lock().unwrap_or_else(|e| e.into_inner());
     let count = failures.entry(key).or_insert(0);
@@ -444,11 +443,16 @@ impl<'a> Reconcile<'a> {
     }
 
     fn log(&self, message: &str) {
-        (self.context.log)(&format!(
-            "{} {}: {message}",
-            self.context.watch.kind,
-            self.display()
-        ));
+        self.context.log.info(&self.about(message));
+    }
+
+    fn log_error(&self, message: &str) {
+        self.context.log.error(&self.about(message));
+    }
+
+    /// `message` prefixed with the resource it is about.
+    fn about(&self, message: &str) -> String {
+        format!("{} {}: {message}", self.context.watch.kind, self.display())
     }
 
     fn annotation(&self, key: &str) -> Option<&str> {
@@ -548,7 +552,7 @@ impl<'a> Reconcile<'a> {
                         if matches!(e, ManagerError::UpgradeFailed { .. })
                             && let Err(back) = manager.rollback(&mut cluster).await
                         {
-                            self.log(&format!("Error rolling back release: {back}"));
+                            self.log_error(&format!("Error rolling back release: {back}"));
                         }
                         self.failed(&mut status, status::UPGRADE_ERROR, &e).await;
                         return Err(self.release_error(e));
@@ -715,7 +719,7 @@ impl<'a> Reconcile<'a> {
     }
 
     async fn failed(&self, status: &mut Status, reason: &str, error: &ManagerError) {
-        self.log(&format!("Release failed: {error}"));
+        self.log_error(&format!("Release failed: {error}"));
         status.set(status::RELEASE_FAILED, true, reason, &error.to_string());
         self.write_status(status).await;
     }
@@ -724,7 +728,7 @@ impl<'a> Reconcile<'a> {
     /// the first error is the one returned.
     async fn write_status(&self, status: &Status) {
         if let Err(e) = self.update_status(status).await {
-            self.log(&format!("Failed to update status: {e}"));
+            self.log_error(&format!("Failed to update status: {e}"));
         }
     }
 
@@ -794,7 +798,7 @@ impl<'a> Reconcile<'a> {
             };
             let reference = self.object.object_ref(&self.context.resource);
             if let Err(e) = self.context.recorder.publish(&event, &reference).await {
-                self.log(&format!("Failed to record an event: {e}"));
+                self.log_error(&format!("Failed to record an event: {e}"));
             }
         }
     }
@@ -807,7 +811,7 @@ impl<'a> Reconcile<'a> {
         let objects = match release_objects::parse_manifest(&release.manifest) {
             Ok(objects) => objects,
             Err(e) => {
-                self.log(&format!("cannot watch the release's objects: {e}"));
+                self.log_error(&format!("cannot watch the release's objects: {e}"));
                 return;
             }
         };

@@ -68,7 +68,7 @@ impl Dependents {
                     continue;
                 }
             }
-            (self.log)(&format!(
+            self.log.info(&format!(
                 "Watching dependent resource {} {} of {}",
                 served.resource.api_version, served.resource.kind, self.owner.kind
             ));
@@ -98,7 +98,8 @@ impl Dependents {
                 Ok(Event::Apply(object) | Event::Delete(object)) => object,
                 Ok(_) => continue,
                 Err(e) => {
-                    (self.log)(&format!("dependent watch of {}: {e}", self.owner.kind));
+                    self.log
+                        .error(&format!("dependent watch of {}: {e}", self.owner.kind));
                     continue;
                 }
             };

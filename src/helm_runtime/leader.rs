@@ -145,7 +145,9 @@ impl Candidate {
                 Ok(Outcome::Holding(started)) => break started,
                 Ok(Outcome::Held) => {}
                 Err(error) if error.is_permanent() => return Err(error),
-                Err(error) => (self.log)(&format!("leader election: {error}; will retry")),
+                Err(error) => self
+                    .log
+                    .error(&format!("leader election: {error}; will retry")),
             }
             sleep(self.timing.retry_period).await;
         };
@@ -174,7 +176,7 @@ impl Candidate {
                 }
                 Some(Ok(Outcome::Held)) => Term::Lost(Lost::TakenOver),
                 Some(Err(error)) => {
-                    (self.log)(&format!(
+                    self.log.error(&format!(
                         "cannot renew the leader election Lease ({error}); retrying until the renew deadline"
                     ));
                     continue;
@@ -343,9 +345,9 @@ impl Leadership {
         let retry_period = self.candidate.timing.retry_period;
         let log = &self.candidate.log;
         match timeout(retry_period, self.candidate.release()).await {
-            Ok(Ok(())) => log("Released the leader election Lease"),
-            Ok(Err(error)) => log(&format!("{error}; the Lease expires by itself instead")),
-            Err(_) => log("releasing the Lease timed out; it expires by itself instead"),
+            Ok(Ok(())) => log.info("Released the leader election Lease"),
+            Ok(Err(error)) => log.error(&format!("{error}; the Lease expires by itself instead")),
+            Err(_) => log.error("releasing the Lease timed out; it expires by itself instead"),
         }
     }
 }

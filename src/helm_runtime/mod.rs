@@ -10,6 +10,7 @@ pub mod hooks;
 pub mod http;
 pub mod label_selector;
 pub mod leader;
+pub mod log;
 pub mod metrics;
 pub mod probes;
 pub mod release_manager;
