@@ -440,7 +440,12 @@ pub struct HelmRuntimeArgs {
     pub health_probe_bind_address: String,
 
     /// The address the metrics endpoint (/metrics) binds to; 0 disables it [the helm-operator's default: :8080]
-    #[arg(long, value_name = "ADDRESS", default_value = "0")]
+    #[arg(
+        long,
+        value_name = "ADDRESS",
+        default_value = "0",
+        alias = "metrics-addr"
+    )]
     pub metrics_bind_address: String,
 
     /// Serve metrics over HTTPS: not supported by this runtime (plain HTTP only), so only false is accepted
@@ -452,7 +457,7 @@ pub struct HelmRuntimeArgs {
     pub metrics_require_rbac: bool,
 
     /// Enable leader election: of several replicas only the holder of the Lease reconciles
-    #[arg(long)]
+    #[arg(long, alias = "enable-leader-election")]
     pub leader_elect: bool,
 
     /// Name of the Lease used for leader election [default: in a project, the project's name]
@@ -462,6 +467,14 @@ pub struct HelmRuntimeArgs {
     /// Namespace of the leader election Lease [default: the operator's namespace (`-n`, or the pod's)]
     #[arg(long, value_name = "NAMESPACE")]
     pub leader_election_namespace: Option<String>,
+
+    /// Record no OverrideValuesInUse events for watches.yaml's overrideValues
+    #[arg(long, value_name = "BOOL", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_value = "false", default_missing_value = "true", value_parser = parse_go_bool)]
+    pub suppress_override_values: bool,
+
+    /// Serve HTTP/2 on the metrics endpoint: not supported by this runtime (HTTP/1.1 only), so only false is accepted
+    #[arg(long, value_name = "BOOL", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_value = "false", default_missing_value = "true", value_parser = parse_go_bool)]
+    pub enable_http2: bool,
 
     /// Development mode defaults: console lines and debug level (zap's flag)
     #[arg(long, value_name = "BOOL", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_value = "false", default_missing_value = "true", value_parser = parse_go_bool)]

@@ -1099,6 +1099,38 @@ fn a_release_real_helm_installed_is_adopted_and_upgraded_by_the_running_operator
     stop(&run);
 }
 
+/// `--suppress-override-values`: watches.yaml's overrides still apply, without the
+/// OverrideValuesInUse warning on every reconcile.
+#[test]
+fn override_values_apply_without_events_when_suppressed() {
+    let setup = Setup::new();
+    let watches = setup.project.join("watches.yaml");
+    let chart_line = "  chart: helm-charts/hello-world\n";
+    let text = std::fs::read_to_string(&watches).unwrap().replace(
+        chart_line,
+        &format!("{chart_line}  overrideValues:\n    image.tag: \"1.27\"\n"),
+    );
+    std::fs::write(&watches, text).unwrap();
+    let run = setup.run(&[
+        "--health-probe-bind-address=0",
+        "--reconcile-period=0",
+        "--suppress-override-values",
+    ]);
+    let logs = || run.logs();
+    let cr_file = sample_cr(&setup.project);
+    setup.kubectl_ok(&["apply", "-n", NAMESPACE, "-f", cr_file.to_str().unwrap()]);
+    wait_deployed(&setup, logs);
+    let deployment = setup.object("apps", "deployments", CR).unwrap();
+    let image = &deployment["spec"]["template"]["spec"]["containers"][0]["image"];
+    assert!(image.as_str().unwrap().ends_with(":1.27"), "{image}");
+    let events = setup.server.objects("", "events");
+    assert!(
+        events.iter().all(|e| e["reason"] != "OverrideValuesInUse"),
+        "{events:#?}"
+    );
+    stop(&run);
+}
+
 /// Helm's forced upgrade, asked for by the helm-operator's `upgrade-force` annotation: the
 /// objects are replaced whole, so a label someone added to the Deployment survives an
 /// ordinary upgrade (server-side apply keeps others' fields) and is gone after a forced one.

@@ -62,6 +62,11 @@ pub(super) fn endpoints(flags: &HelmRuntimeArgs) -> anyhow::Result<Endpoints> {
             "--metrics-require-rbac: operator-rs's Helm runtime does not authenticate or authorize metrics requests (it serves /metrics over plain HTTP); drop --metrics-require-rbac and --metrics-secure and restrict who reaches the metrics port otherwise (a NetworkPolicy), or use the helm-operator image, which supports it (`runtime: helm-operator` in PROJECT)",
         ));
     }
+    if flags.enable_http2 {
+        return Err(usage(
+            "--enable-http2: operator-rs's Helm runtime serves /metrics over HTTP/1.1 only (the helm-operator's default is off too); drop --enable-http2",
+        ));
+    }
     if flags.metrics_secure {
         return Err(usage(
             "--metrics-secure: operator-rs's Helm runtime serves /metrics over plain HTTP only; drop --metrics-secure (the helm-operator's default is off too), or use the helm-operator image, which supports it (`runtime: helm-operator` in PROJECT)",
@@ -224,6 +229,7 @@ pub(super) async fn operate(ui: &Ui, operator: Operator<'_>) -> anyhow::Result<(
         ),
         log: log.clone(),
         metrics: metrics.clone(),
+        suppress_override_values: flags.suppress_override_values,
     };
     ui.info("The operator runs (Ctrl-C stops it)");
     let stop = stop_signal(log.clone()).boxed().shared();
@@ -412,5 +418,14 @@ mod tests {
         );
         assert!(refused(&["--metrics-bind-address=8080"]).contains("--metrics-bind-address"));
         assert!(endpoints(&flags(&["--metrics-secure=0", "--metrics-require-rbac=f"])).is_ok());
+        assert!(refused(&["--enable-http2"]).starts_with("--enable-http2:"));
+        assert!(endpoints(&flags(&["--enable-http2=false"])).is_ok());
+        // The helm-operator's deprecated spellings.
+        assert_eq!(
+            flags(&["--metrics-addr=:9090"]).metrics_bind_address,
+            ":9090"
+        );
+        assert!(flags(&["--enable-leader-election"]).leader_elect);
+        assert!(flags(&["--suppress-override-values"]).suppress_override_values);
     }
 }

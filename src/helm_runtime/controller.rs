@@ -64,6 +64,8 @@ pub struct Options {
     pub log: Log,
     /// Where reconciles are counted and timed.
     pub metrics: Arc<Metrics>,
+    /// `--suppress-override-values`: no OverrideValuesInUse events.
+    pub suppress_override_values: bool,
 }
 
 #[derive(Debug, Error)]
@@ -134,6 +136,7 @@ struct Context {
     /// `controller` label of its metrics and the reporter of its events.
     name: String,
     metrics: Arc<Metrics>,
+    suppress_override_values: bool,
 }
 
 /// Runs a controller for every entry until `shutdown` completes, then lets the reconciles in
@@ -247,6 +250,7 @@ pub async fn run(
             log: options.log.clone(),
             name: controller_name,
             metrics: options.metrics.clone(),
+            suppress_override_values: options.suppress_override_values,
         });
         options.log.info(&format!(
             "Watching resource {} {} (reconcile period {})",
@@ -786,6 +790,9 @@ impl<'a> Reconcile<'a> {
 
     /// The helm-operator warns on every install and upgrade that watches.yaml overrides values.
     async fn override_events(&self) {
+        if self.context.suppress_override_values {
+            return;
+        }
         for (key, value) in &self.context.watch.override_values {
             let event = Event {
                 type_: EventType::Warning,
