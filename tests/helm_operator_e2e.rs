@@ -167,6 +167,21 @@ fn get(address: &str, path: &str) -> String {
     response
 }
 
+/// Waits until the runtime watches `kind`: its CRD applied and served, so that kubectl can
+/// create resources of it.
+fn wait_watching(run: &Running, kind: &str) {
+    let line = format!("Watching resource {GROUP}/v1alpha1 {kind}");
+    wait_for(
+        &format!("the runtime to watch {kind}"),
+        DEADLINE,
+        || {
+            run.assert_running();
+            run.stderr().contains(&line).then_some(())
+        },
+        || run.logs(),
+    );
+}
+
 /// Waits until the custom resource's status says Deployed, and returns it.
 fn wait_deployed(setup: &Setup, logs: impl Fn() -> String) -> Value {
     wait_for(
@@ -408,16 +423,7 @@ impl<'a> Flow<'a> {
 
     /// The CRD is applied by `run`, then the runtime watches its kind.
     fn wait_watching(&self, run: &Running) {
-        let line = format!("Watching resource {GROUP}/v1alpha1 {}", self.case.kind);
-        wait_for(
-            &format!("the runtime to watch {}", self.case.kind),
-            DEADLINE,
-            || {
-                run.assert_running();
-                run.stderr().contains(&line).then_some(())
-            },
-            || run.logs(),
-        );
+        wait_watching(run, self.case.kind);
     }
 
     fn custom_resource(&self) -> Option<Value> {
@@ -980,6 +986,7 @@ fn a_missing_required_value_fails_the_install_with_helms_message_until_it_is_set
 
     let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=0"]);
     let logs = || run.logs();
+    wait_watching(&run, "HelloWorld");
     let cr = |spec: Value| {
         serde_json::json!({"apiVersion": format!("{GROUP}/v1alpha1"), "kind": "HelloWorld",
             "metadata": {"name": CR, "namespace": NAMESPACE}, "spec": spec})
@@ -1058,6 +1065,7 @@ fn a_release_real_helm_installed_is_adopted_and_upgraded_by_the_running_operator
 
     let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=0"]);
     let logs = || run.logs();
+    wait_watching(&run, "HelloWorld");
     setup.apply(
         &serde_json::json!({"apiVersion": format!("{GROUP}/v1alpha1"),
         "kind": "HelloWorld", "metadata": {"name": CR, "namespace": NAMESPACE},
@@ -1117,6 +1125,7 @@ fn override_values_apply_without_events_when_suppressed() {
         "--suppress-override-values",
     ]);
     let logs = || run.logs();
+    wait_watching(&run, "HelloWorld");
     let cr_file = sample_cr(&setup.project);
     setup.kubectl_ok(&["apply", "-n", NAMESPACE, "-f", cr_file.to_str().unwrap()]);
     wait_deployed(&setup, logs);
@@ -1139,6 +1148,7 @@ fn upgrade_force_replaces_the_objects_whole() {
     let setup = Setup::new();
     let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=0"]);
     let logs = || run.logs();
+    wait_watching(&run, "HelloWorld");
     let cr_file = sample_cr(&setup.project);
     setup.kubectl_ok(&["apply", "-n", NAMESPACE, "-f", cr_file.to_str().unwrap()]);
     wait_deployed(&setup, logs);
