@@ -109,8 +109,9 @@ pub fn render(
         let output = set
             .execute_with_host(name, &Value::Map(renderable.scope.clone()), &mut host)
             .map_err(|e| RenderError(exec_error(name, &e)))?;
-        // Searching first spares a copy of the output in the usual case of nothing to remove.
-        let output = if output.contains(NO_VALUE) {
+        // Searching first spares a copy of the output in the usual case of nothing to remove;
+        // memchr's search (SIMD) reads a megabyte of CRDs several times faster than `contains`.
+        let output = if memchr::memmem::find(output.as_bytes(), NO_VALUE.as_bytes()).is_some() {
             output.replace(NO_VALUE, "")
         } else {
             output
