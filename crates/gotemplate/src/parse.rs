@@ -321,11 +321,10 @@ impl Branch {
 /// first. `has_func` says whether a function name is defined (Go checks at parse time).
 pub(crate) fn parse(
     name: &str,
-    text: &str,
+    text: Arc<str>,
     has_func: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<Tree>, Error> {
     // The text is kept once, shared by the trees (for error locations) and their text nodes.
-    let text: Arc<str> = Arc::from(text);
     let items = lex(&text, !has_func("break"), !has_func("continue"));
     let mut p = Parser {
         items,
