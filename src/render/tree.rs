@@ -132,6 +132,9 @@ struct Requirements {
 pub struct File {
     pub name: String,
     pub data: Arc<[u8]>,
+    /// For a template loaded from a chart's files: its bytes as text when they are UTF-8, the
+    /// same allocation as `data`, so that renders neither check nor copy a megabyte of CRDs.
+    pub text: Option<Arc<str>>,
     /// For a template: its parse, once rendered (see [`ParseCache`]).
     pub parsed: ParseCache,
 }
@@ -141,7 +144,15 @@ impl File {
         File {
             name,
             data,
+            text: None,
             parsed: ParseCache::default(),
+        }
+    }
+
+    fn loaded(name: String, contents: Contents) -> File {
+        File {
+            text: contents.text,
+            ..File::new(name, contents.data)
         }
     }
 }
@@ -285,12 +296,44 @@ fn is_yaml_like(name: &str) -> bool {
 }
 
 /// A chart's files with their contents shared, made once per load: [`File`]s keep them.
-type SharedFiles = BTreeMap<String, Arc<[u8]>>;
+type SharedFiles = BTreeMap<String, Contents>;
+
+/// A file's bytes, shared, and a template's text (see [`File::text`]).
+struct Contents {
+    data: Arc<[u8]>,
+    text: Option<Arc<str>>,
+}
+
+impl std::ops::Deref for Contents {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.data
+    }
+}
+
+/// The file `path` of a chart (or of one of its vendored charts) shared: copied once, as text
+/// for a template that is UTF-8.
+fn share(path: &str, bytes: &[u8]) -> Contents {
+    if (path.starts_with("templates/") || path.contains("/templates/"))
+        && let Ok(text) = std::str::from_utf8(bytes)
+    {
+        let text: Arc<str> = Arc::from(text);
+        return Contents {
+            data: Arc::from(text.clone()),
+            text: Some(text),
+        };
+    }
+    Contents {
+        data: Arc::from(bytes),
+        text: None,
+    }
+}
 
 fn shared(files: &BTreeMap<String, Vec<u8>>) -> SharedFiles {
     files
         .iter()
-        .map(|(k, v)| (k.clone(), Arc::from(v.as_slice())))
+        .map(|(k, v)| (k.clone(), share(k, v)))
         .collect()
 }
 
@@ -338,10 +381,10 @@ fn load_files(origin: &str, files: SharedFiles, depth: usize) -> Result<ChartNod
                     node.metadata.dependencies = reqs.dependencies;
                 }
                 if node.metadata.api_version == "v1" {
-                    node.files.push(File::new(name, data));
+                    node.files.push(File::loaded(name, data));
                 }
             }
-            n if n.starts_with("templates/") => node.templates.push(File::new(name, data)),
+            n if n.starts_with("templates/") => node.templates.push(File::loaded(name, data)),
             n if n.starts_with("charts/") && !n.ends_with(".prov") => {
                 let rest = &n["charts/".len()..];
                 let top = rest.split('/').next().unwrap_or_default().to_string();
@@ -350,7 +393,7 @@ fn load_files(origin: &str, files: SharedFiles, depth: usize) -> Result<ChartNod
                     .or_default()
                     .insert(rest.to_string(), data);
             }
-            _ => node.files.push(File::new(name, data)),
+            _ => node.files.push(File::loaded(name, data)),
         }
     }
     validate(origin, &node.metadata)?;
@@ -505,7 +548,7 @@ fn apply_helmignore(
                 .any(|(i, _)| ignored(&rules, &path[..i], true));
             !dir_ignored && !ignored(&rules, path, false)
         })
-        .map(|(k, v)| (k.clone(), Arc::from(v.as_slice())))
+        .map(|(k, v)| (k.clone(), share(k, v)))
         .collect())
 }
 

@@ -9,7 +9,10 @@
 //!   manifest sorted as Helm sorts them, and the output written;
 //! - `load_render_ms`: the chart loaded from disk and rendered so, per iteration.
 //!
-//! `cargo run --release -p render-bench -- CHART_DIR [ITERATIONS]`
+//! `cargo run --release -p render-bench -- CHART_DIR [ITERATIONS] [first]`
+//!
+//! With `first`, it only loads the chart and renders it once per iteration, untimed and
+//! without warm-up, for instruction counts (`valgrind --tool=callgrind`) of the first render.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -22,7 +25,7 @@ use operator_rs::render::values::Values;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(dir), iterations) = (args.get(1), args.get(2)) else {
-        eprintln!("usage: render-bench CHART_DIR [ITERATIONS]");
+        eprintln!("usage: render-bench CHART_DIR [ITERATIONS] [first]");
         std::process::exit(2);
     };
     let iterations: usize = iterations
@@ -46,6 +49,11 @@ fn main() {
         let rendered = release::render(node, &Values::new(), &options).unwrap_or_else(|e| fail(&e));
         rendered.helm_template_output(false).len()
     };
+    if args.get(3).is_some_and(|mode| mode == "first") {
+        let rendered: usize = (0..iterations).map(|_| engine(&load())).sum();
+        std::hint::black_box(rendered);
+        return;
+    }
     let engine_first = median(iterations, |timed| {
         let node = load();
         timed(&mut || engine(&node))

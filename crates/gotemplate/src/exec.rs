@@ -168,7 +168,9 @@ fn execute_named(
         shared,
         tree: tree.clone(),
         vars: vec![("$".to_string(), Ev::concrete(data.clone()))],
-        out: String::new(),
+        // Templates are mostly text: sized so, the output (a chart's CRDs are megabytes of
+        // it) is not copied again and again as it grows.
+        out: String::with_capacity(tree.text_size.min(set.limits.max_output)),
     };
     st.walk_list(&Ev::concrete(data.clone()), &tree.root)?;
     Ok(st.out)

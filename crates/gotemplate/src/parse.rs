@@ -15,6 +15,9 @@ pub(crate) struct Tree {
     pub parse_name: Arc<str>,
     pub text: Arc<str>,
     pub root: List,
+    /// The bytes of text in the tree, branches included: what an execution writes at least
+    /// when its branches are taken, so that its output is allocated once rather than grown.
+    pub text_size: usize,
 }
 
 #[derive(Debug, Default)]
@@ -318,13 +321,11 @@ impl Branch {
 /// first. `has_func` says whether a function name is defined (Go checks at parse time).
 pub(crate) fn parse(
     name: &str,
-    text: &str,
+    text: Arc<str>,
     has_func: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<Tree>, Error> {
     // The text is kept once, shared by the trees (for error locations) and their text nodes.
-    let text: Arc<str> = Arc::from(text);
     let items = lex(&text, !has_func("break"), !has_func("continue"));
-    let parse_name: Arc<str> = Arc::from(name);
     let mut p = Parser {
         items,
         next_index: 0,
@@ -335,19 +336,14 @@ pub(crate) fn parse(
         expr_depth: 0,
         block_depth: 0,
         has_func,
-        parse_name: parse_name.clone(),
+        parse_name: Arc::from(name),
         text: text.clone(),
         trees: Vec::new(),
         tree_names: HashMap::new(),
         name: name.to_string(),
     };
     let root = p.parse_top()?;
-    p.add_tree(Tree {
-        name: name.to_string(),
-        parse_name,
-        text: text.clone(),
-        root,
-    })?;
+    p.add_tree(name.to_string(), root)?;
     // The top-level tree first; defined ones after.
     let mut trees = p.trees;
     if let Some(i) = trees.iter().position(|t| t.name == name) {
@@ -389,6 +385,26 @@ pub(crate) const MAX_BLOCK_DEPTH: usize = 10_000;
 /// The 1-based line of byte `pos` of `text`.
 fn line_of(text: &str, pos: usize) -> usize {
     1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..pos.min(text.len())]).count()
+}
+
+/// The bytes of text nodes in `list` and the lists nested in it (without recursion: lists nest
+/// as deep as [`MAX_BLOCK_DEPTH`]).
+fn text_size(list: &List) -> usize {
+    let mut size = 0;
+    let mut pending = vec![list];
+    while let Some(list) = pending.pop() {
+        for node in &list.nodes {
+            match node {
+                Node::Text(t) => size += t.len(),
+                Node::If(b) | Node::Range(b) | Node::With(b) => {
+                    pending.push(&b.list);
+                    pending.extend(&b.else_list);
+                }
+                _ => {}
+            }
+        }
+    }
+    size
 }
 
 /// Go's `IsEmptyTree`.
@@ -471,7 +487,14 @@ impl<'a> Parser<'a> {
         Ok(t)
     }
 
-    fn add_tree(&mut self, tree: Tree) -> PResult<()> {
+    fn add_tree(&mut self, name: String, root: List) -> PResult<()> {
+        let tree = Tree {
+            name,
+            parse_name: self.parse_name.clone(),
+            text: self.text.clone(),
+            text_size: text_size(&root),
+            root,
+        };
         if let Some(&i) = self.tree_names.get(&tree.name) {
             if is_empty_list(&self.trees[i].root) {
                 self.trees[i] = tree;
@@ -535,12 +558,7 @@ impl<'a> Parser<'a> {
         }
         self.vars = saved_vars;
         self.name = saved_name;
-        self.add_tree(Tree {
-            name,
-            parse_name: self.parse_name.clone(),
-            text: self.text.clone(),
-            root: list,
-        })
+        self.add_tree(name, list)
     }
 
     /// Parses a nested block (`if`, `range`, `with`, `block`, each `else if` of a chain) with
@@ -664,12 +682,7 @@ impl<'a> Parser<'a> {
         }
         self.vars = saved_vars;
         self.range_depth = saved_depth;
-        self.add_tree(Tree {
-            name: name.clone(),
-            parse_name: self.parse_name.clone(),
-            text: self.text.clone(),
-            root: list,
-        })?;
+        self.add_tree(name.clone(), list)?;
         Ok(Node::Template {
             pos: t.pos,
             name,

@@ -137,6 +137,12 @@ impl Templates {
     /// [`Templates::add_parsed`], as often as needed. (Helm parses a chart's templates anew
     /// for every render; a program that renders one chart many times need not.)
     pub fn parse_text(&self, name: &str, text: &str) -> Result<Parsed, Error> {
+        self.parse_shared(name, Arc::from(text))
+    }
+
+    /// Like [`Templates::parse_text`], for a text the caller already holds shared: the trees
+    /// keep it as it is (their text nodes are parts of it) rather than a copy.
+    pub fn parse_shared(&self, name: &str, text: Arc<str>) -> Result<Parsed, Error> {
         if text.len() > self.limits.max_input {
             return Err(Error::limit(format!(
                 "template: {name}: text of {} bytes is over the limit of {} bytes",
