@@ -96,6 +96,31 @@ impl Setup {
         self.kubectl_ok(&["apply", "-f", file.to_str().unwrap()]);
     }
 
+    /// `kubectl apply` of the HelloWorld resource [`CR`] with `spec`.
+    fn apply_cr(&self, spec: Value) {
+        self.apply(&serde_json::json!({
+            "apiVersion": format!("{GROUP}/v1alpha1"),
+            "kind": "HelloWorld",
+            "metadata": {"name": CR, "namespace": NAMESPACE},
+            "spec": spec,
+        }));
+    }
+
+    /// A merge patch of the HelloWorld resource [`CR`]'s `spec` (JSON).
+    fn patch_spec(&self, spec: &str) {
+        let patch = format!(r#"{{"spec":{spec}}}"#);
+        self.kubectl_ok(&[
+            "patch",
+            "-n",
+            NAMESPACE,
+            "helloworld",
+            CR,
+            "--type=merge",
+            "-p",
+            &patch,
+        ]);
+    }
+
     /// `operator-rs run` in the project against the test server.
     fn run(&self, runtime_args: &[&str]) -> Running {
         self.run_with_env(runtime_args, &[])
@@ -147,14 +172,6 @@ fn condition<'a>(object: &'a Value, type_: &str) -> Option<&'a Value> {
         .as_array()?
         .iter()
         .find(|c| c["type"] == type_)
-}
-
-/// The address the runtime printed for its probes.
-fn probe_address(run: &Running) -> Option<String> {
-    let stdout = run.stdout();
-    let line = stdout.lines().find(|l| l.contains("/healthz"))?;
-    let address = line.split("http://").nth(1)?.split('/').next()?;
-    Some(address.to_string())
 }
 
 fn get(address: &str, path: &str) -> String {
@@ -357,7 +374,7 @@ fn release_life_cycle(case: &ChartCase) {
     let probes = wait_for(
         "the probe address",
         DEADLINE,
-        || probe_address(&run),
+        || run.printed_address("/healthz"),
         || run.logs(),
     );
     assert!(get(&probes, "/healthz").starts_with("HTTP/1.1 200"));
@@ -940,16 +957,7 @@ fn a_release_that_cannot_install_is_reported_and_retried_until_the_spec_is_fixed
     assert!(setup.object("apps", "deployments", CR).is_none());
 
     // The spec fixed, the install succeeds and the failure is gone from the status.
-    setup.kubectl_ok(&[
-        "patch",
-        "-n",
-        NAMESPACE,
-        "helloworld",
-        CR,
-        "--type=merge",
-        "-p",
-        r#"{"spec":{"service":{"type":"ClusterIP","port":80}}}"#,
-    ]);
+    setup.patch_spec(r#"{"service":{"type":"ClusterIP","port":80}}"#);
     let cr = wait_deployed(&setup, logs);
     assert!(condition(&cr, "ReleaseFailed").is_none(), "{cr:#}");
     assert!(setup.release_secret(1).is_some());
@@ -987,11 +995,7 @@ fn a_missing_required_value_fails_the_install_with_helms_message_until_it_is_set
     let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=0"]);
     let logs = || run.logs();
     wait_watching(&run, "HelloWorld");
-    let cr = |spec: Value| {
-        serde_json::json!({"apiVersion": format!("{GROUP}/v1alpha1"), "kind": "HelloWorld",
-            "metadata": {"name": CR, "namespace": NAMESPACE}, "spec": spec})
-    };
-    setup.apply(&cr(serde_json::json!({})));
+    setup.apply_cr(serde_json::json!({}));
     let failed = wait_for(
         "status ReleaseFailed",
         DEADLINE,
@@ -1024,7 +1028,7 @@ fn a_missing_required_value_fails_the_install_with_helms_message_until_it_is_set
             .is_none()
     );
 
-    setup.apply(&cr(serde_json::json!({"greeting": "hello"})));
+    setup.apply_cr(serde_json::json!({"greeting": "hello"}));
     let deployed = wait_deployed(&setup, logs);
     assert!(
         condition(&deployed, "ReleaseFailed").is_none(),
@@ -1066,11 +1070,7 @@ fn a_release_real_helm_installed_is_adopted_and_upgraded_by_the_running_operator
     let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=0"]);
     let logs = || run.logs();
     wait_watching(&run, "HelloWorld");
-    setup.apply(
-        &serde_json::json!({"apiVersion": format!("{GROUP}/v1alpha1"),
-        "kind": "HelloWorld", "metadata": {"name": CR, "namespace": NAMESPACE},
-        "spec": {"replicaCount": 3}}),
-    );
+    setup.apply_cr(serde_json::json!({"replicaCount": 3}));
     let cr = wait_deployed(&setup, logs);
     assert_eq!(
         condition(&cr, "Deployed").unwrap()["reason"],
@@ -1083,22 +1083,11 @@ fn a_release_real_helm_installed_is_adopted_and_upgraded_by_the_running_operator
         deployment["metadata"]["ownerReferences"][0]["uid"], cr["metadata"]["uid"],
         "{deployment:#}"
     );
-    let history = helm.history(CR).expect("helm history");
-    let statuses: Vec<(i64, String)> = history
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["revision"].as_i64().unwrap(),
-                r["status"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let statuses = helm.statuses(CR).expect("helm history");
     assert_eq!(
         statuses.last(),
         Some(&(2, "deployed".to_string())),
-        "{history}"
+        "{statuses:?}"
     );
     assert_eq!(
         helm.get_values(CR, false).expect("helm get values"),
@@ -1159,16 +1148,7 @@ fn upgrade_force_replaces_the_objects_whole() {
     assert_eq!(label(), "hand");
 
     let upgrade_to = |replicas: u32, revision: u32| {
-        setup.kubectl_ok(&[
-            "patch",
-            "-n",
-            NAMESPACE,
-            "helloworld",
-            CR,
-            "--type=merge",
-            "-p",
-            &format!(r#"{{"spec":{{"replicaCount":{replicas}}}}}"#),
-        ]);
+        setup.patch_spec(&format!(r#"{{"replicaCount":{replicas}}}"#));
         wait_for(
             &format!("release revision {revision}"),
             DEADLINE,
@@ -1391,11 +1371,6 @@ fn figures() {
         }
         lower.0
     }
-    fn metrics_address(run: &Running) -> Option<String> {
-        let stdout = run.stdout();
-        let line = stdout.lines().find(|l| l.contains("/metrics"))?;
-        Some(line.split("http://").nth(1)?.split('/').next()?.to_string())
-    }
 
     let setup = Setup::new();
     let run = setup.run(&[
@@ -1413,7 +1388,7 @@ fn figures() {
     let address = wait_for(
         "the metrics address",
         DEADLINE,
-        || metrics_address(&run),
+        || run.printed_address("/metrics"),
         logs,
     );
     std::thread::sleep(Duration::from_secs(2));
@@ -1620,17 +1595,18 @@ fn the_image_entrypoint_reconciles_without_a_project() {
         "{}",
         run.logs()
     );
-    let probes = wait_for("the probe address", DEADLINE, || probe_address(&run), logs);
+    let probes = wait_for(
+        "the probe address",
+        DEADLINE,
+        || run.printed_address("/healthz"),
+        logs,
+    );
     assert!(get(&probes, "/readyz").ends_with("ok"));
     // The leader says so on /metrics, under the Lease's name.
     let metrics = wait_for(
         "the metrics address",
         DEADLINE,
-        || {
-            let stdout = run.stdout();
-            let line = stdout.lines().find(|l| l.contains("/metrics"))?;
-            Some(line.split("http://").nth(1)?.split('/').next()?.to_string())
-        },
+        || run.printed_address("/metrics"),
         logs,
     );
     let scrape = get(&metrics, "/metrics");

@@ -111,13 +111,6 @@ impl Setup {
     }
 }
 
-/// The address the runtime printed for `/metrics`.
-fn metrics_address(run: &Running) -> Option<String> {
-    let stdout = run.stdout();
-    let line = stdout.lines().find(|l| l.contains("/metrics"))?;
-    Some(line.split("http://").nth(1)?.split('/').next()?.to_string())
-}
-
 /// The status line, the headers (lower-cased names) and the body of `GET path`.
 fn get(address: &str, path: &str) -> (String, BTreeMap<String, String>, String) {
     let mut stream = std::net::TcpStream::connect(address).unwrap();
@@ -250,7 +243,7 @@ fn metrics_count_the_reconciles_and_the_leadership() {
         DEADLINE,
         || {
             run.assert_running();
-            metrics_address(&run)
+            run.printed_address("/metrics")
         },
         logs,
     );

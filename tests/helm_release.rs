@@ -448,18 +448,7 @@ fn instance_objects(server: &KubeServer, group: &str, plural: &str, instance: &s
 }
 
 fn helm_statuses(helm: &mut HelmReleases<'_>, name: &str) -> Vec<(i64, String)> {
-    helm.history(name)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["revision"].as_i64().unwrap(),
-                r["status"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
+    helm.statuses(name).expect("helm history")
 }
 
 #[tokio::test]

@@ -247,6 +247,24 @@ impl HelmReleases<'_> {
         self.op("history", json!({"name": name}))
     }
 
+    /// `helm history NAME` as (revision, status) pairs, oldest first.
+    pub fn statuses(&mut self, name: &str) -> Result<Vec<(i64, String)>, String> {
+        let history = self.history(name)?;
+        let entries = history
+            .as_array()
+            .ok_or_else(|| format!("not a list: {history}"))?;
+        Ok(entries
+            .iter()
+            .map(|r| {
+                let revision = r["revision"].as_i64().unwrap_or(-1);
+                (
+                    revision,
+                    r["status"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect())
+    }
+
     /// `helm get values NAME` (`--all` with `all`).
     pub fn get_values(&mut self, name: &str, all: bool) -> Result<Json, String> {
         self.op("get_values", json!({"name": name, "all": all}))

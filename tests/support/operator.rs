@@ -66,6 +66,14 @@ impl Running {
         std::fs::read_to_string(self.log_dir.path().join("stdout")).unwrap_or_default()
     }
 
+    /// The `host:port` of the first `http://` address printed on stdout for `path`
+    /// (`/healthz`, `/metrics`): where a server bound to port 0 really listens.
+    pub fn printed_address(&self, path: &str) -> Option<String> {
+        let stdout = self.stdout();
+        let line = stdout.lines().find(|l| l.contains(path))?;
+        Some(line.split("http://").nth(1)?.split('/').next()?.to_string())
+    }
+
     pub fn stderr(&self) -> String {
         std::fs::read_to_string(self.log_dir.path().join("stderr")).unwrap_or_default()
     }
