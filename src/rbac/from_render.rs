@@ -159,7 +159,7 @@ mod tests {
                 RELEASE_NAMESPACE,
                 "templates/app.yaml",
             )],
-            failures: vec![],
+            ..Probe::default()
         };
         add_rendered(&mut scan, &probe, "app");
         assert_eq!(scan.unresolved, vec![]);
@@ -197,7 +197,7 @@ mod tests {
         let mut scan = KindScan::default();
         let probe = Probe {
             objects: vec![rendered("Deployment", "kube-system", "templates/app.yaml")],
-            failures: vec![],
+            ..Probe::default()
         };
         add_rendered(&mut scan, &probe, "app");
         assert_eq!(scan.elsewhere.len(), 1);
@@ -209,7 +209,7 @@ mod tests {
         let (gap, mut scan) = extra_objects_gap();
         let probe = Probe {
             objects: vec![rendered("Deployment", "", "templates/extra.yaml")],
-            failures: vec![],
+            ..Probe::default()
         };
         add_rendered(&mut scan, &probe, "app");
         assert_eq!(scan.unresolved, vec![gap]);

@@ -15,6 +15,7 @@ use super::go_json::to_engine;
 use super::objects::{CapabilitiesObject, Files};
 use super::tree::{ChartNode, ParseCache};
 use super::values::Values;
+use super::version_watch::KubeVersionWatch;
 
 #[derive(Debug, Error, Clone, PartialEq)]
 #[error("{0}")]
@@ -72,6 +73,7 @@ pub fn render(
     release: &Release,
     capabilities: &Capabilities,
     lookup: Arc<dyn Lookup>,
+    mut watch: Option<&mut KubeVersionWatch>,
 ) -> Result<BTreeMap<String, String>, RenderError> {
     // Helm's top-level data and every chart's `.Values` are of its named map type.
     let top = Map::new().as_named(VALUES_TYPE);
@@ -81,7 +83,10 @@ pub fn render(
     );
     let mut templates = BTreeMap::new();
     let release = release.object();
-    let capabilities = Value::Object(Arc::new(CapabilitiesObject(Arc::new(capabilities.clone()))));
+    let capabilities = Value::Object(Arc::new(CapabilitiesObject {
+        capabilities: Arc::new(capabilities.clone()),
+        reads: watch.as_ref().map(|w| w.reads.clone()),
+    }));
     collect(chart, None, &top, &release, &capabilities, &mut templates);
 
     let mut set = Templates::new(funcs::helm_functions(lookup));
@@ -105,9 +110,12 @@ pub fn render(
         template.insert("Name", Value::String(name.clone()));
         template.insert("BasePath", Value::String(renderable.base_path.clone()));
         renderable.scope.insert("Template", Value::Map(template));
-        let output = set
-            .execute_with_host(name, &Value::Map(renderable.scope.clone()), &mut host)
-            .map_err(|e| RenderError(exec_error(name, &e)))?;
+        let scope = Value::Map(renderable.scope.clone());
+        let output = match watch.as_deref_mut() {
+            Some(w) => set.execute_watching(name, &scope, Some(&mut host), &mut w.substitution),
+            None => set.execute_with_host(name, &scope, &mut host),
+        }
+        .map_err(|e| RenderError(exec_error(name, &e)))?;
         // Searching first spares a copy of the output in the usual case of nothing to remove;
         // memchr's search (SIMD) reads a megabyte of CRDs several times faster than `contains`.
         let output = if memchr::memmem::find(output.as_bytes(), NO_VALUE.as_bytes()).is_some() {
@@ -358,7 +366,14 @@ mod tests {
             is_upgrade: false,
         };
         let values = Values::new();
-        render(chart, &values, &release, &caps, Arc::new(funcs::NoCluster))
+        render(
+            chart,
+            &values,
+            &release,
+            &caps,
+            Arc::new(funcs::NoCluster),
+            None,
+        )
     }
 
     #[test]

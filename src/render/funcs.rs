@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use gotemplate::{Context, Error, Function, Functions, Map, Type, Value};
+use gotemplate::{Context, Effects, Error, Function, Functions, Map, Type, Value};
 
 use super::go_json::{self, from_engine, to_engine};
 use super::go_toml;
@@ -201,7 +201,35 @@ pub fn helm_functions(lookup: Arc<dyn Lookup>) -> Functions {
         "getHostByName",
         Function::new(&[Type::String], |_, _| Ok(Value::str(""))),
     );
+    declare_effects(&mut f);
     f
+}
+
+/// What Helm's functions do besides computing their result, for renders that ask whether
+/// another Kubernetes version would have rendered the same (`fail` and `lookup`, which may
+/// ask a cluster, stay of unknown effects).
+fn declare_effects(f: &mut Functions) {
+    for name in ["include", "tpl"] {
+        f.set_effects(name, Effects::Executes);
+    }
+    for name in [
+        "required",
+        "toYaml",
+        "mustToYaml",
+        "toYamlPretty",
+        "fromYaml",
+        "fromYamlArray",
+        "toJson",
+        "mustToJson",
+        "fromJson",
+        "fromJsonArray",
+        "toToml",
+        "mustToToml",
+        "fromToml",
+        "getHostByName",
+    ] {
+        f.set_effects(name, Effects::Pure);
+    }
 }
 
 fn wrap(message: &str) -> String {

@@ -20,3 +20,4 @@ pub mod schema;
 pub mod strvals;
 pub mod tree;
 pub mod values;
+pub mod version_watch;

@@ -11,6 +11,7 @@ use super::capabilities::{self, Capabilities, KubeVersion};
 use super::glob::files_glob;
 use super::go_json::yaml_node;
 use super::go_yaml;
+use super::version_watch::VersionReads;
 
 /// A chart's files other than templates (`.Files`): Go's `map[string][]byte` with methods.
 #[derive(Debug, Clone, Default)]
@@ -131,9 +132,22 @@ impl Object for Files {
     }
 }
 
-/// `.Capabilities`.
+/// `.Capabilities`. With `reads`, it reports what templates read of the Kubernetes version
+/// besides its version string (see `version_watch`).
 #[derive(Debug, Clone)]
-pub struct CapabilitiesObject(pub Arc<Capabilities>);
+pub struct CapabilitiesObject {
+    pub capabilities: Arc<Capabilities>,
+    pub reads: Option<Arc<VersionReads>>,
+}
+
+impl CapabilitiesObject {
+    fn kube_version(&self) -> KubeVersionObject {
+        KubeVersionObject {
+            version: self.capabilities.kube_version.clone(),
+            reads: self.reads.clone(),
+        }
+    }
+}
 
 impl Object for CapabilitiesObject {
     fn type_name(&self) -> String {
@@ -142,11 +156,9 @@ impl Object for CapabilitiesObject {
 
     fn field(&self, name: &str) -> Option<Value> {
         match name {
-            "KubeVersion" => Some(Value::Object(Arc::new(KubeVersionObject(
-                self.0.kube_version.clone(),
-            )))),
+            "KubeVersion" => Some(Value::Object(Arc::new(self.kube_version()))),
             "APIVersions" => Some(Value::Object(Arc::new(ApiVersions(Arc::new(
-                self.0.api_versions.clone(),
+                self.capabilities.api_versions.clone(),
             ))))),
             "HelmVersion" => Some(Value::Object(Arc::new(HelmVersion))),
             _ => None,
@@ -156,8 +168,8 @@ impl Object for CapabilitiesObject {
     fn format(&self) -> String {
         format!(
             "&{{{} {} {}}}",
-            KubeVersionObject(self.0.kube_version.clone()).format(),
-            ApiVersions(Arc::new(self.0.api_versions.clone())).format(),
+            self.kube_version().format(),
+            ApiVersions(Arc::new(self.capabilities.api_versions.clone())).format(),
             HelmVersion.format()
         )
     }
@@ -174,7 +186,18 @@ impl Object for CapabilitiesObject {
 }
 
 #[derive(Debug, Clone)]
-pub struct KubeVersionObject(pub KubeVersion);
+pub struct KubeVersionObject {
+    pub version: KubeVersion,
+    pub reads: Option<Arc<VersionReads>>,
+}
+
+impl KubeVersionObject {
+    fn record(&self, what: &'static str) {
+        if let Some(reads) = &self.reads {
+            reads.record(what);
+        }
+    }
+}
 
 impl Object for KubeVersionObject {
     fn type_name(&self) -> String {
@@ -182,32 +205,40 @@ impl Object for KubeVersionObject {
     }
 
     fn field(&self, name: &str) -> Option<Value> {
-        let v = &self.0;
+        let v = &self.version;
         match name {
             "Version" | "GitVersion" => Some(Value::String(v.version.clone())),
-            "Major" => Some(Value::String(v.major.clone())),
-            "Minor" => Some(Value::String(v.minor.clone())),
+            "Major" => {
+                self.record("Major");
+                Some(Value::String(v.major.clone()))
+            }
+            "Minor" => {
+                self.record("Minor");
+                Some(Value::String(v.minor.clone()))
+            }
             _ => None,
         }
     }
 
     fn call_method(&self, name: &str, _args: &[Value]) -> Option<Result<Value, Error>> {
         match name {
-            "String" => Some(Ok(Value::String(self.0.normalized.clone()))),
-            "GitVersion" => Some(Ok(Value::String(self.0.version.clone()))),
+            "String" => Some(Ok(Value::String(self.version.normalized.clone()))),
+            "GitVersion" => Some(Ok(Value::String(self.version.version.clone()))),
             _ => None,
         }
     }
 
     fn format(&self) -> String {
-        self.0.normalized.clone()
+        self.version.normalized.clone()
     }
 
     fn to_value(&self) -> Option<Value> {
+        // Its Major and Minor go with it.
+        self.record("the whole version as a value");
         let map = Map::new();
-        map.insert("Version", Value::String(self.0.version.clone()));
-        map.insert("Major", Value::String(self.0.major.clone()));
-        map.insert("Minor", Value::String(self.0.minor.clone()));
+        map.insert("Version", Value::String(self.version.version.clone()));
+        map.insert("Major", Value::String(self.version.major.clone()));
+        map.insert("Minor", Value::String(self.version.minor.clone()));
         Some(Value::Map(map))
     }
 }

@@ -15,6 +15,7 @@ use super::capabilities::{Capabilities, KubeVersion};
 use super::release::{self, Options};
 use super::tree::ChartNode;
 use super::values::{self, Values};
+use super::version_watch::KubeVersionWatch;
 use crate::chart::Chart;
 use crate::rbac::removed_apis::OLDEST_SUPPORTED;
 
@@ -59,6 +60,8 @@ pub struct Probe {
     /// only `helm test` creates those, which the helm-operator never runs.
     pub objects: Vec<RenderedObject>,
     pub failures: Vec<Failure>,
+    /// The Kubernetes versions rendered on.
+    pub kube_versions: Vec<String>,
 }
 
 impl Probe {
@@ -73,6 +76,17 @@ const DEFAULTS: &str = "the default values";
 /// Renders `chart` (loaded as the helm-operator loads it, from its directory) with each set of
 /// values to try, on each supported Kubernetes version that can change the output.
 pub fn probe(chart: &Chart) -> Probe {
+    probe_on(chart, false)
+}
+
+/// [`probe`], rendering on both Kubernetes versions whenever a template mentions
+/// `.Capabilities`, even when the first render shows the second would come out the same: what
+/// [`probe`] must agree with.
+pub fn probe_every_version(chart: &Chart) -> Probe {
+    probe_on(chart, true)
+}
+
+fn probe_on(chart: &Chart, every_version: bool) -> Probe {
     let mut out = Probe::default();
     let node = match ChartNode::load(chart, true) {
         Ok(node) => node,
@@ -86,26 +100,26 @@ pub fn probe(chart: &Chart) -> Probe {
         }
     };
     let value_sets = value_sets(chart, &mut out);
-    let kube_versions = kube_versions(chart);
-    let jobs: Vec<(&(String, Values), &String)> = value_sets
-        .iter()
-        .flat_map(|set| kube_versions.iter().map(move |kube| (set, kube)))
-        .collect();
+    let oldest = oldest_to_try(chart);
     // Renders are independent: spread them over the machine's cores.
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .min(jobs.len())
+        .min(value_sets.len())
         .max(1);
-    let results: Vec<(Vec<RenderedObject>, Option<Failure>)> = std::thread::scope(|scope| {
+    let results: Vec<Rendering> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|worker| {
-                let jobs = &jobs;
+                let value_sets = &value_sets;
                 let node = &node;
+                let oldest = oldest.as_deref();
                 scope.spawn(move || {
-                    jobs.iter()
+                    value_sets
+                        .iter()
                         .skip(worker)
                         .step_by(workers)
-                        .map(|((label, values), kube)| render_one(node, label, values, kube))
+                        .flat_map(|(label, values)| {
+                            render_set(node, label, values, oldest, every_version)
+                        })
                         .collect::<Vec<_>>()
                 })
             })
@@ -115,10 +129,14 @@ pub fn probe(chart: &Chart) -> Probe {
             .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
-    for (objects, failure) in results {
-        out.objects.extend(objects);
-        out.failures.extend(failure);
+    for rendering in results {
+        out.objects.extend(rendering.objects);
+        out.failures.extend(rendering.failure);
+        if !out.kube_versions.contains(&rendering.kube_version) {
+            out.kube_versions.push(rendering.kube_version);
+        }
     }
+    out.kube_versions.sort();
     out.objects.sort();
     out.objects.dedup();
     out.failures.sort_by(|a, b| {
@@ -154,10 +172,9 @@ fn value_sets(chart: &Chart, out: &mut Probe) -> Vec<(String, Values)> {
     sets
 }
 
-/// The oldest and the newest supported Kubernetes, or only the newest when no template asks
-/// for `.Capabilities` (then both would render the same).
-fn kube_versions(chart: &Chart) -> Vec<String> {
-    let newest = super::capabilities::DEFAULT_KUBE_VERSION.to_string();
+/// The oldest supported Kubernetes when a template may ask `.Capabilities` about it; else
+/// the newest alone renders what both would.
+fn oldest_to_try(chart: &Chart) -> Option<String> {
     let asks = chart
         .files
         .iter()
@@ -165,10 +182,39 @@ fn kube_versions(chart: &Chart) -> Vec<String> {
         .any(|(path, bytes)| {
             path.ends_with(".tgz") || bytes.windows(13).any(|w| w == b".Capabilities")
         });
-    if asks {
-        vec![format!("v{OLDEST_SUPPORTED}.0"), newest]
+    asks.then(|| format!("v{OLDEST_SUPPORTED}.0"))
+}
+
+/// One render's objects, or its failure.
+struct Rendering {
+    objects: Vec<RenderedObject>,
+    failure: Option<Failure>,
+    kube_version: String,
+}
+
+/// Renders one set of values on the newest Kubernetes, and on `oldest` too unless the first
+/// render shows that it would have come out the same there (or `every_version` is asked).
+fn render_set(
+    node: &ChartNode,
+    label: &str,
+    values: &Values,
+    oldest: Option<&str>,
+    every_version: bool,
+) -> Vec<Rendering> {
+    let newest = super::capabilities::DEFAULT_KUBE_VERSION;
+    let Some(oldest) = oldest else {
+        return vec![render_one(node, label, values, newest, None)];
+    };
+    let mut watch = match (KubeVersion::parse(newest), KubeVersion::parse(oldest)) {
+        (Ok(newest), Ok(oldest)) if !every_version => KubeVersionWatch::new(&newest, &oldest),
+        _ => None,
+    };
+    let first = render_one(node, label, values, newest, watch.as_mut());
+    let same = first.failure.is_none() && watch.is_some_and(|w| w.same_on_other().is_ok());
+    if same {
+        vec![first]
     } else {
-        vec![newest]
+        vec![first, render_one(node, label, values, oldest, None)]
     }
 }
 
@@ -177,24 +223,29 @@ fn render_one(
     label: &str,
     values: &Values,
     kube: &str,
-) -> (Vec<RenderedObject>, Option<Failure>) {
-    let failure = |error: String| Failure {
-        values: label.to_string(),
+    watch: Option<&mut KubeVersionWatch>,
+) -> Rendering {
+    let done = |objects: Vec<RenderedObject>, error: Option<String>| Rendering {
+        objects,
+        failure: error.map(|error| Failure {
+            values: label.to_string(),
+            kube_version: kube.to_string(),
+            error,
+        }),
         kube_version: kube.to_string(),
-        error,
     };
     let kube_version = match KubeVersion::parse(kube) {
         Ok(v) => v,
-        Err(e) => return (Vec::new(), Some(failure(e.to_string()))),
+        Err(e) => return done(Vec::new(), Some(e.to_string())),
     };
     let options = Options::new(
         RELEASE_NAME,
         RELEASE_NAMESPACE,
         Capabilities::new(Some(kube_version), &[]),
     );
-    let rendered = match release::render(node, values, &options) {
+    let rendered = match release::render_watching(node, values, &options, watch) {
         Ok(rendered) => rendered,
-        Err(e) => return (Vec::new(), Some(failure(e.to_string()))),
+        Err(e) => return done(Vec::new(), Some(e.to_string())),
     };
     let top = format!("{}/", node.name());
     let documents = rendered
@@ -216,7 +267,7 @@ fn render_one(
         };
         collect(&document, template, label, &mut objects);
     }
-    (objects, None)
+    done(objects, None)
 }
 
 /// The object, or each item of a `kind: List` (Helm installs the items).
@@ -340,5 +391,55 @@ mod tests {
         ]));
         let kinds: Vec<&str> = probe.objects.iter().map(|o| o.kind.as_str()).collect();
         assert_eq!(kinds, ["ConfigMap", "PodDisruptionBudget"]);
+    }
+
+    /// A template that asks `.Capabilities` only what both versions answer alike, the way
+    /// Bitnami's `common` library does on every render.
+    const ASKS_ALIKE: &str = "{{- define \"kube\" }}{{ default .Capabilities.KubeVersion.Version .Values.kubeVersion }}{{ end -}}\napiVersion: {{ if semverCompare \"<1.25-0\" (include \"kube\" .) }}policy/v1beta1{{ else }}policy/v1{{ end }}\nkind: PodDisruptionBudget\nmetadata:\n  name: x\n";
+
+    #[test]
+    fn the_oldest_kubernetes_is_not_rendered_when_it_would_render_the_same() {
+        let probe = probe(&chart(&[
+            ("Chart.yaml", CHART_YAML),
+            ("templates/pdb.yaml", ASKS_ALIKE),
+        ]));
+        assert_eq!(probe.failures, vec![]);
+        assert_eq!(probe.kube_versions, ["v1.36.0"]);
+        assert_eq!(probe.objects.len(), 1);
+        assert_eq!(probe.objects[0].api_version, "policy/v1");
+    }
+
+    #[test]
+    fn the_oldest_kubernetes_is_rendered_when_a_template_reads_what_differs() {
+        for template in [
+            // Minor differs, and is not the version string the render can follow.
+            "apiVersion: v1\nkind: {{ if ge (int .Capabilities.KubeVersion.Minor) 35 }}Secret{{ else }}ConfigMap{{ end }}\nmetadata:\n  name: x\n",
+            // The version printed.
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    kube: {{ .Capabilities.KubeVersion.Version | quote }}\n",
+        ] {
+            let probe = probe(&chart(&[
+                ("Chart.yaml", CHART_YAML),
+                ("templates/t.yaml", template),
+            ]));
+            assert_eq!(probe.kube_versions, ["v1.33.0", "v1.36.0"], "{template}");
+        }
+    }
+
+    #[test]
+    fn a_kube_version_only_the_newest_meets_fails_on_the_oldest() {
+        let probe = probe(&chart(&[
+            (
+                "Chart.yaml",
+                &format!("{CHART_YAML}kubeVersion: '>=1.35.0-0'\n"),
+            ),
+            ("templates/pdb.yaml", ASKS_ALIKE),
+        ]));
+        assert_eq!(probe.kube_versions, ["v1.33.0", "v1.36.0"]);
+        let failures: Vec<&str> = probe
+            .failures
+            .iter()
+            .map(|f| f.kube_version.as_str())
+            .collect();
+        assert_eq!(failures, ["v1.33.0"], "{:?}", probe.failures);
     }
 }

@@ -13,6 +13,7 @@ use super::funcs::{Lookup, NoCluster};
 use super::manifests::{self, Hook, Manifest};
 use super::tree::ChartNode;
 use super::values::{self, Values, Warnings};
+use super::version_watch::KubeVersionWatch;
 use super::{dependencies, schema};
 
 #[derive(Debug, Error)]
@@ -91,18 +92,34 @@ pub fn render_templates(
     user: &Values,
     options: &Options,
 ) -> Result<Outputs, ReleaseError> {
+    render_templates_watching(chart, user, options, None)
+}
+
+/// [`render_templates`], watched for another Kubernetes version (see `version_watch`).
+fn render_templates_watching(
+    chart: &ChartNode,
+    user: &Values,
+    options: &Options,
+    mut watch: Option<&mut KubeVersionWatch>,
+) -> Result<Outputs, ReleaseError> {
     let mut warnings = Warnings::default();
     let mut chart = chart.clone();
     dependencies::process(&mut chart, user, &mut warnings);
     let values = values::coalesce_values(&chart, user, &mut warnings);
     schema::validate(&chart, &values).map_err(ReleaseError::Schema)?;
     check_kube_version(&chart, &options.capabilities)?;
+    if let Some(w) = watch.as_deref_mut()
+        && check_kube_version(&chart, &w.other_capabilities(&options.capabilities)).is_err()
+    {
+        w.kube_version_check_differs();
+    }
     let templates = engine::render(
         &chart,
         &values,
         &options.release,
         &options.capabilities,
         options.lookup.clone(),
+        watch,
     )?;
     Ok(Outputs {
         chart,
@@ -118,12 +135,23 @@ pub fn render(
     user: &Values,
     options: &Options,
 ) -> Result<Rendered, ReleaseError> {
+    render_watching(chart, user, options, None)
+}
+
+/// [`render`], and says in `watch` whether the other Kubernetes version it watches for would
+/// have rendered the same.
+pub fn render_watching(
+    chart: &ChartNode,
+    user: &Values,
+    options: &Options,
+    watch: Option<&mut KubeVersionWatch>,
+) -> Result<Rendered, ReleaseError> {
     let Outputs {
         chart,
         values,
         templates,
         warnings,
-    } = render_templates(chart, user, options)?;
+    } = render_templates_watching(chart, user, options, watch)?;
     let top_notes = format!("{}/templates/{NOTES}", chart.name());
     let notes = templates.get(&top_notes).cloned().unwrap_or_default();
     let sorted = manifests::sort(templates.iter().filter(|(k, _)| !k.ends_with(NOTES)))?;

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::error::Error;
-use crate::funcs::{Function, Type};
+use crate::funcs::{Effects, Function, Type};
 use crate::gofmt;
 use crate::value::Value;
 
@@ -105,6 +105,14 @@ fn table() -> HashMap<&'static str, Function> {
         "or",
         Function::variadic(&[Any], Any, |_, a| Ok(a[a.len() - 1].clone())),
     );
+    // `call` runs whatever function it is given; the rest compute from their arguments alone.
+    for (name, f) in m.iter_mut() {
+        f.effects = match *name {
+            "call" => Effects::Unknown,
+            "index" | "slice" | "len" | "not" | "and" | "or" => Effects::ShapeOnly,
+            _ => Effects::Pure,
+        };
+    }
     m
 }
 

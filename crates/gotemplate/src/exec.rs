@@ -8,13 +8,15 @@ use crate::error::{Error, ErrorKind};
 use crate::funcs::{Context, Function, Type};
 use crate::gofmt;
 use crate::parse::{Arg, Branch, Command, List, Node, Pipe, Tree};
+use crate::substitution::Substitution;
 use crate::template::{MissingKey, Templates};
 use crate::value::Value;
 
-/// What nested executions share: the depth, the host's state.
+/// What nested executions share: the depth, the host's state, the substitution watched.
 pub(crate) struct Shared<'h> {
     pub depth: usize,
     pub host: Option<&'h mut dyn Any>,
+    pub watch: Option<&'h mut Substitution>,
 }
 
 /// A value during evaluation. `None` is Go's invalid `reflect.Value` ("no value"); `iface` says
@@ -116,9 +118,18 @@ pub(crate) fn execute_root(
     name: &str,
     data: &Value,
     host: Option<&mut dyn Any>,
+    watch: Option<&mut Substitution>,
 ) -> R<String> {
-    let mut shared = Shared { depth: 0, host };
-    execute_named(set, &mut shared, name, data, true)
+    let mut shared = Shared {
+        depth: 0,
+        host,
+        watch,
+    };
+    let out = execute_named(set, &mut shared, name, data, true)?;
+    if let Some(watch) = shared.watch {
+        watch.printed(name, &out);
+    }
+    Ok(out)
 }
 
 pub(crate) fn execute_nested(
@@ -340,7 +351,11 @@ impl State<'_, '_> {
                 }
             }
             Some(Value::Map(m)) => {
-                for (k, x) in m.entries() {
+                let entries = m.entries();
+                if let Some(watch) = self.shared.watch.as_deref_mut() {
+                    watch.ranged_over(entries.iter().map(|(k, _)| k.clone()));
+                }
+                for (k, x) in entries {
                     items.push((Value::String(k), Ev::boxed(x)));
                 }
             }
@@ -562,6 +577,9 @@ impl State<'_, '_> {
                     Some(c) => self.eval_args_any(dot, &c.args[1..], final_)?,
                     None => Vec::new(),
                 };
+                if let Some(watch) = self.shared.watch.as_deref_mut() {
+                    watch.method_called(name, &args);
+                }
                 if let Some(r) = o.call_method(name, &args) {
                     return match r {
                         Ok(v) => Ok(Ev::concrete(v)),
@@ -901,7 +919,21 @@ impl State<'_, '_> {
             template_name: &tree.name,
         };
         match (f.body)(&mut cx, &argv) {
-            Ok(v) => Ok(Ev::concrete(v)),
+            Ok(v) => {
+                // Taken out while the function may run again (it gets the shared state).
+                if let Some(watch) = self.shared.watch.take() {
+                    if watch.holds() {
+                        let mut cx = Context {
+                            set: self.set,
+                            shared: self.shared,
+                            template_name: &tree.name,
+                        };
+                        watch.called(name, f.effects, &argv, &v, |args| (f.body)(&mut cx, args));
+                    }
+                    self.shared.watch = Some(watch);
+                }
+                Ok(Ev::concrete(v))
+            }
             Err(e) if e.kind == ErrorKind::Limit => Err(e),
             Err(e) => {
                 let ctx = cmd_at.unwrap_or(At::Name(name)).describe();

@@ -63,12 +63,33 @@ impl Type {
 /// The body of a function: receives the execution context and the checked arguments.
 pub type FuncBody = dyn Fn(&mut Context<'_, '_>, &[Value]) -> Result<Value, Error> + Send + Sync;
 
+/// What a function does besides computing its result, as a [`crate::Substitution`] check
+/// needs to know.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Effects {
+    /// Not declared: it may change its arguments, read state or be random.
+    #[default]
+    Unknown,
+    /// Its result depends on its arguments' contents and nothing else; it changes nothing.
+    Pure,
+    /// Pure, and it looks only at its direct arguments and at the shape of lists and maps
+    /// (kind, emptiness, keys): strings inside them it moves into its result unread (`dict`,
+    /// `default`, `first`).
+    ShapeOnly,
+    /// It changes a map it is given (`set`, `merge`), moving strings into it unread.
+    Changes,
+    /// It executes templates (`include`, `tpl`): that execution is watched on its own, but its
+    /// direct string arguments pick what runs.
+    Executes,
+}
+
 /// A template function with its Go signature.
 #[derive(Clone)]
 pub struct Function {
     pub(crate) body: Arc<FuncBody>,
     pub(crate) params: Vec<Type>,
     pub(crate) variadic: Option<Type>,
+    pub(crate) effects: Effects,
 }
 
 impl Function {
@@ -81,6 +102,7 @@ impl Function {
             body: Arc::new(body),
             params: params.to_vec(),
             variadic: None,
+            effects: Effects::Unknown,
         }
     }
 
@@ -94,7 +116,14 @@ impl Function {
             body: Arc::new(body),
             params: params.to_vec(),
             variadic: Some(rest),
+            effects: Effects::Unknown,
         }
+    }
+
+    /// The function, declared to have `effects`.
+    pub fn with_effects(mut self, effects: Effects) -> Function {
+        self.effects = effects;
+        self
     }
 
     /// The type of argument `i`.
@@ -141,6 +170,13 @@ impl Functions {
 
     pub fn contains(&self, name: &str) -> bool {
         self.map.contains_key(name) || crate::builtins::is_builtin(name)
+    }
+
+    /// Declares what the function `name` does besides computing its result (see [`Effects`]).
+    pub fn set_effects(&mut self, name: &str, effects: Effects) {
+        if let Some(f) = self.map.get_mut(name) {
+            f.effects = effects;
+        }
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {

@@ -37,6 +37,9 @@
 //! - [`Context`]: what a function receives: [`Context::execute_template`] (for `include`),
 //!   [`Context::execute_text`] (for `tpl`), [`Context::host`] (per-execution host state given to
 //!   [`Templates::execute_with_host`], e.g. Helm's include counter), [`Context::depth`].
+//! - [`Substitution`]: asks of [`Templates::execute_watching`] whether the execution would
+//!   have gone the same way had one string in its data been another (so that a host need not
+//!   render twice); functions declare their [`Effects`] for it ([`Function::with_effects`]).
 //! - [`Error`]: the whole Go message (`template: NAME:LINE:COL: executing "NAME" at <.x>: ...`),
 //!   with a [`ErrorKind`]; a function returns [`Error::func`] and the executor adds
 //!   `error calling NAME: `. [`ErrorKind::Limit`] errors pass through functions unchanged.
@@ -69,11 +72,13 @@ pub mod gofmt;
 mod lex;
 mod parse;
 pub mod sprig;
+mod substitution;
 mod template;
 mod value;
 
 pub use error::{Error, ErrorKind};
-pub use funcs::{Context, FuncBody, Function, Functions, Type};
+pub use funcs::{Context, Effects, FuncBody, Function, Functions, Type};
+pub use substitution::Substitution;
 pub use template::{Limits, MissingKey, Parsed, Templates};
 pub use value::{Map, Object, Value};
 

@@ -182,7 +182,7 @@ impl Templates {
 
     /// Executes the template `name` with `data` as dot (Go's `ExecuteTemplate`).
     pub fn execute(&self, name: &str, data: &Value) -> Result<String, Error> {
-        crate::exec::execute_root(self, name, data, None)
+        crate::exec::execute_root(self, name, data, None, None)
     }
 
     /// Like [`Templates::execute`], with host state that functions reach through
@@ -193,7 +193,20 @@ impl Templates {
         data: &Value,
         host: &mut dyn Any,
     ) -> Result<String, Error> {
-        crate::exec::execute_root(self, name, data, Some(host))
+        crate::exec::execute_root(self, name, data, Some(host), None)
+    }
+
+    /// Like [`Templates::execute_with_host`], and says in `watch` whether the execution would
+    /// have gone the same way with the substitution made in its data (see
+    /// [`crate::Substitution`]); a watch once broken stays so over several executions.
+    pub fn execute_watching(
+        &self,
+        name: &str,
+        data: &Value,
+        host: Option<&mut dyn Any>,
+        watch: &mut crate::Substitution,
+    ) -> Result<String, Error> {
+        crate::exec::execute_root(self, name, data, host, Some(watch))
     }
 }
 
