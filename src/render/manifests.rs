@@ -124,6 +124,8 @@ pub struct Manifest {
     pub api_version: String,
     pub kind: String,
     pub name: String,
+    /// `metadata.namespace`; empty when the release's namespace applies.
+    pub namespace: String,
 }
 
 /// A hook object, run by Helm around install, upgrade, delete, rollback or test.
@@ -131,8 +133,11 @@ pub struct Manifest {
 pub struct Hook {
     pub template: String,
     pub content: String,
+    pub api_version: String,
     pub kind: String,
     pub name: String,
+    /// `metadata.namespace`; empty when the release's namespace applies.
+    pub namespace: String,
     pub events: Vec<String>,
     pub weight: i64,
     pub delete_policies: Vec<String>,
@@ -159,6 +164,8 @@ struct Head {
 struct HeadMetadata {
     #[serde(default)]
     name: Option<serde_json::Value>,
+    #[serde(default)]
+    namespace: Option<serde_json::Value>,
     #[serde(default)]
     annotations: Option<BTreeMap<String, serde_json::Value>>,
 }
@@ -234,6 +241,8 @@ pub fn sort<'a>(
             let kind = text(&head.kind);
             let metadata = head.metadata.unwrap_or_default();
             let name = text(&metadata.name);
+            let namespace = text(&metadata.namespace);
+            let api_version = text(&head.api_version);
             let annotations: BTreeMap<String, String> = metadata
                 .annotations
                 .unwrap_or_default()
@@ -244,9 +253,10 @@ pub fn sort<'a>(
                 sorted.manifests.push(Manifest {
                     template: template.clone(),
                     content: doc,
-                    api_version: text(&head.api_version),
+                    api_version,
                     kind,
                     name,
+                    namespace,
                 });
                 continue;
             };
@@ -278,8 +288,10 @@ pub fn sort<'a>(
             sorted.hooks.push(Hook {
                 template: template.clone(),
                 content: doc,
+                api_version,
                 kind,
                 name,
+                namespace,
                 events,
                 weight: annotations
                     .get(HOOK_WEIGHT_ANNOTATION)

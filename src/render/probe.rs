@@ -248,24 +248,50 @@ fn render_one(
         Err(e) => return done(Vec::new(), Some(e.to_string())),
     };
     let top = format!("{}/", node.name());
-    let documents = rendered
+    let heads = rendered
         .manifests
         .iter()
-        .map(|m| (&m.template, &m.content))
+        .map(|m| {
+            (
+                &m.template,
+                &m.content,
+                &m.api_version,
+                &m.kind,
+                &m.namespace,
+            )
+        })
         .chain(
             rendered
                 .hooks
                 .iter()
                 .filter(|h| !h.events.iter().any(|e| e == "test"))
-                .map(|h| (&h.template, &h.content)),
+                .map(|h| {
+                    (
+                        &h.template,
+                        &h.content,
+                        &h.api_version,
+                        &h.kind,
+                        &h.namespace,
+                    )
+                }),
         );
     let mut objects = Vec::new();
-    for (template, content) in documents {
+    for (template, content, api_version, kind, namespace) in heads {
         let template = template.strip_prefix(&top).unwrap_or(template);
-        let Ok(Some(document)) = crate::yaml::from_str::<Option<Json>>(content) else {
-            continue;
-        };
-        collect(&document, template, label, &mut objects);
+        if kind.ends_with("List") {
+            // Helm installs a list's items: the whole document is read for them.
+            if let Ok(Some(document)) = crate::yaml::from_str::<Option<Json>>(content) {
+                collect(&document, template, label, &mut objects);
+            }
+        } else if !kind.is_empty() {
+            objects.push(RenderedObject {
+                api_version: api_version.clone(),
+                kind: kind.clone(),
+                namespace: namespace.clone(),
+                template: template.to_string(),
+                values: label.to_string(),
+            });
+        }
     }
     done(objects, None)
 }
