@@ -13,7 +13,7 @@ use super::capabilities::Capabilities;
 use super::funcs::{self, ERR_END, ERR_START, Host, Lookup};
 use super::go_json::to_engine;
 use super::objects::{CapabilitiesObject, Files};
-use super::tree::{ChartNode, ParseCache};
+use super::tree::{ChartNode, File, ParseCache};
 use super::values::Values;
 use super::version_watch::KubeVersionWatch;
 
@@ -92,6 +92,7 @@ pub fn render(
     let mut set = Templates::new(funcs::helm_functions(lookup));
     set.set_missing_key(MissingKey::Zero);
     let order = parse_order(templates.keys());
+    parse_ahead(&set, &order, &templates);
     for name in &order {
         let renderable = &templates[name];
         let parsed = parsed(&set, name, renderable)
@@ -138,10 +139,7 @@ fn collect<'c>(
     out: &mut BTreeMap<String, Renderable<'c>>,
 ) -> Map {
     let is_root = parent.is_none();
-    let full_path = match parent {
-        None => chart.name().to_string(),
-        Some((parent_path, _)) => format!("{parent_path}/charts/{}", chart.name()),
-    };
+    let full_path = full_path(chart, parent.map(|(path, _)| path));
     let chart_object = to_engine(&serde_json::Value::Object(chart.chart_object(is_root)));
     let files: BTreeMap<String, Arc<[u8]>> = chart
         .files
@@ -181,11 +179,7 @@ fn collect<'c>(
         );
         subcharts.insert(dep.name(), Value::Map(sub_scope));
     }
-    for template in &chart.templates {
-        let base = template.name.rsplit('/').next().unwrap_or(&template.name);
-        if chart.is_library() && !base.starts_with('_') {
-            continue;
-        }
+    for template in rendered_templates(chart) {
         out.insert(
             format!("{full_path}/{}", template.name),
             Renderable {
@@ -202,6 +196,77 @@ fn collect<'c>(
     scope
 }
 
+/// A chart's path in the names of its templates: `top`, `top/charts/sub`.
+fn full_path(chart: &ChartNode, parent_path: Option<&str>) -> String {
+    match parent_path {
+        None => chart.name().to_string(),
+        Some(parent_path) => format!("{parent_path}/charts/{}", chart.name()),
+    }
+}
+
+/// The templates of `chart` that are rendered or included: a library chart's partials only.
+fn rendered_templates(chart: &ChartNode) -> impl Iterator<Item = &File> {
+    chart.templates.iter().filter(|template| {
+        let base = template.name.rsplit('/').next().unwrap_or(&template.name);
+        !chart.is_library() || base.starts_with('_')
+    })
+}
+
+/// Parses every template of `chart` and its subcharts into the chart's cache, under the
+/// names a render gives them, so that a render started meanwhile finds them parsed (or waits
+/// for the one being parsed): a probe starts this as soon as the chart is loaded, while its
+/// render still coalesces and checks the values.
+pub fn parse_templates(chart: &ChartNode) {
+    let set = Templates::new(funcs::helm_functions(Arc::new(funcs::NoCluster)));
+    parse_tree(&set, chart, None);
+}
+
+fn parse_tree(set: &Templates, chart: &ChartNode, parent_path: Option<&str>) {
+    let path = full_path(chart, parent_path);
+    for dep in &chart.dependencies {
+        parse_tree(set, dep, Some(&path));
+    }
+    for template in rendered_templates(chart) {
+        let text = template
+            .text
+            .clone()
+            .unwrap_or_else(|| text_of(&template.data));
+        let _ = parse_cached(
+            set,
+            &format!("{path}/{}", template.name),
+            text,
+            &template.parsed,
+        );
+    }
+}
+
+/// Parses the templates not parsed yet on every core, into the chart's cache: parsing is a
+/// good part of a chart's first render, and every template parses on its own.
+fn parse_ahead(set: &Templates, order: &[String], templates: &BTreeMap<String, Renderable<'_>>) {
+    let unparsed: Vec<&String> = order
+        .iter()
+        .filter(|name| templates[*name].parsed.get().is_none())
+        .collect();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(unparsed.len());
+    if workers < 2 {
+        return;
+    }
+    let parse_share = |worker: usize| {
+        for name in unparsed.iter().skip(worker).step_by(workers) {
+            // Errors are kept in the cache and reported by the render in its order.
+            let _ = parsed(set, name, &templates[*name]);
+        }
+    };
+    std::thread::scope(|scope| {
+        for worker in 1..workers {
+            scope.spawn(move || parse_share(worker));
+        }
+        parse_share(0);
+    });
+}
+
 /// The template `name` parsed: from the chart's cache when it was parsed under that name
 /// before (the same chart rendered again), else parsed now and kept for the next render.
 fn parsed(
@@ -209,19 +274,25 @@ fn parsed(
     name: &str,
     renderable: &Renderable<'_>,
 ) -> Result<gotemplate::Parsed, gotemplate::Error> {
+    parse_cached(set, name, renderable.text.clone(), renderable.parsed)
+}
+
+/// `text` parsed as the template `name`, through `cache`.
+fn parse_cached(
+    set: &Templates,
+    name: &str,
+    text: Arc<str>,
+    cache: &ParseCache,
+) -> Result<gotemplate::Parsed, gotemplate::Error> {
     // Renders of one chart on other threads wait for this parse rather than repeat it. The
     // first name a template is parsed under is kept; a chart used under two names (two
     // aliases of one dependency) parses the other anew each time.
-    let (cached_name, result) = renderable.parsed.get_or_init(|| {
-        (
-            name.to_string(),
-            set.parse_shared(name, renderable.text.clone()),
-        )
-    });
+    let (cached_name, result) =
+        cache.get_or_init(|| (name.to_string(), set.parse_shared(name, text.clone())));
     if cached_name == name {
         result.clone()
     } else {
-        set.parse_shared(name, renderable.text.clone())
+        set.parse_shared(name, text)
     }
 }
 

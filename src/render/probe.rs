@@ -107,6 +107,8 @@ fn probe_on(chart: &Chart, every_version: bool) -> Probe {
         .min(value_sets.len())
         .max(1);
     let results: Vec<Rendering> = std::thread::scope(|scope| {
+        // Parsing the templates needs no values: it starts while the renders prepare them.
+        scope.spawn(|| super::engine::parse_templates(&node));
         let handles: Vec<_> = (0..workers)
             .map(|worker| {
                 let value_sets = &value_sets;
