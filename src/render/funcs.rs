@@ -36,6 +36,11 @@ pub trait Lookup: Send + Sync {
         namespace: &str,
         name: &str,
     ) -> Result<serde_json::Value, String>;
+
+    /// Whether a lookup reads a cluster: such a render does nothing before Helm would.
+    fn reads_a_cluster(&self) -> bool {
+        true
+    }
 }
 
 /// No cluster: every lookup finds nothing, as `helm template` does.
@@ -44,6 +49,10 @@ pub struct NoCluster;
 impl Lookup for NoCluster {
     fn lookup(&self, _: &str, _: &str, _: &str, _: &str) -> Result<serde_json::Value, String> {
         Ok(serde_json::Value::Object(serde_json::Map::new()))
+    }
+
+    fn reads_a_cluster(&self) -> bool {
+        false
     }
 }
 

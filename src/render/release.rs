@@ -106,21 +106,39 @@ fn render_templates_watching(
     let mut chart = chart.clone();
     dependencies::process(&mut chart, user, &mut warnings);
     let values = values::coalesce_values(&chart, user, &mut warnings);
-    schema::validate(&chart, &values).map_err(ReleaseError::Schema)?;
-    check_kube_version(&chart, &options.capabilities)?;
-    if let Some(w) = watch.as_deref_mut()
-        && check_kube_version(&chart, &w.other_capabilities(&options.capabilities)).is_err()
-    {
-        w.kube_version_check_differs();
-    }
-    let templates = engine::render(
-        &chart,
-        &values,
-        &options.release,
-        &options.capabilities,
-        options.lookup.clone(),
-        watch,
-    )?;
+    let checked_and_rendered = || -> Result<BTreeMap<String, String>, ReleaseError> {
+        check_kube_version(&chart, &options.capabilities)?;
+        if let Some(w) = watch.as_deref_mut()
+            && check_kube_version(&chart, &w.other_capabilities(&options.capabilities)).is_err()
+        {
+            w.kube_version_check_differs();
+        }
+        Ok(engine::render(
+            &chart,
+            &values,
+            &options.release,
+            &options.capabilities,
+            options.lookup.clone(),
+            watch,
+        )?)
+    };
+    let templates = if options.lookup.reads_a_cluster() {
+        schema::validate(&chart, &values).map_err(ReleaseError::Schema)?;
+        checked_and_rendered()?
+    } else {
+        // Offline, a render touches nothing: the values are checked against the chart's
+        // schema beside it, and a schema error still comes first, as Helm checks first.
+        let (schema, templates) = std::thread::scope(|scope| {
+            let schema = scope.spawn(|| schema::validate(&chart, &values));
+            let templates = checked_and_rendered();
+            let schema = schema
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (schema, templates)
+        });
+        schema.map_err(ReleaseError::Schema)?;
+        templates?
+    };
     Ok(Outputs {
         chart,
         values,
@@ -271,5 +289,31 @@ mod tests {
         let plain = chart_requiring(">=1.21.0");
         assert!(check_kube_version(&plain, &server("v1.33.0")).is_ok());
         assert!(check_kube_version(&plain, &server("v1.20.0")).is_err());
+    }
+
+    /// The schema is checked beside an offline render, yet its error comes first, as Helm
+    /// checks the values before it renders (or checks the Kubernetes version).
+    #[test]
+    fn a_schema_error_comes_before_a_render_or_kube_version_error() {
+        let files = BTreeMap::from([
+            (
+                "Chart.yaml".to_string(),
+                b"apiVersion: v2\nname: c\nversion: 1.0.0\nkubeVersion: '<1.0.0'\n".to_vec(),
+            ),
+            ("values.yaml".to_string(), b"replicas: many\n".to_vec()),
+            (
+                "values.schema.json".to_string(),
+                br#"{"properties": {"replicas": {"type": "integer"}}}"#.to_vec(),
+            ),
+            (
+                "templates/x.yaml".to_string(),
+                b"{{ fail \"boom\" }}\n".to_vec(),
+            ),
+        ]);
+        let chart = crate::chart::Chart::from_files("c", files).unwrap();
+        let node = ChartNode::load(&chart, false).unwrap();
+        let options = Options::new("r", "ns", Capabilities::new(None, &[]));
+        let error = render(&node, &Values::new(), &options).unwrap_err();
+        assert!(matches!(error, ReleaseError::Schema(_)), "{error}");
     }
 }
