@@ -7,7 +7,8 @@
 //! `from` replaced (`semverCompare "<1.25-0"` answers alike for both; `trimPrefix "v"` does
 //! not). Whatever cannot be followed breaks the check: a function with effects or of unknown
 //! effects given such a string, a map key or template name holding one, a method call on a
-//! host object with one, or the text the execution prints holding one.
+//! host object with one, a function given a host object that prints one (the object cannot be
+//! replaced), or the text the execution prints holding one.
 //!
 //! What a host object answers is the host's business: a field whose value differs between
 //! the two data without holding `from` must be reported by the host itself.
@@ -31,7 +32,9 @@ pub struct Substitution {
 enum Found {
     No,
     Yes,
-    TooDeep,
+    /// Somewhere it cannot be searched or replaced: nested too deep, or a host object that
+    /// prints `from` (what it answers for the other string, only the host knows).
+    Lost,
 }
 
 impl Substitution {
@@ -114,15 +117,17 @@ impl Substitution {
             .iter()
             .map(|a| self.find(a, deep, 0))
             .fold(Found::No, |acc, f| match (acc, f) {
-                (Found::TooDeep, _) | (_, Found::TooDeep) => Found::TooDeep,
+                (Found::Lost, _) | (_, Found::Lost) => Found::Lost,
                 (Found::Yes, _) | (_, Found::Yes) => Found::Yes,
                 _ => Found::No,
             });
         let rerunnable = matches!(effects, Effects::Pure | Effects::ShapeOnly);
         match found {
             Found::No => {}
-            Found::TooDeep => {
-                self.break_because(|_, _| format!("{name} given values nested too deep to search"))
+            Found::Lost => {
+                self.break_because(|from, _| {
+                    format!("{name} given a value nested too deep to search, or an object that prints {from:?}")
+                })
             }
             Found::Yes if !rerunnable => {
                 self.break_because(|from, _| format!("{name} given {from:?}"));
@@ -141,14 +146,15 @@ impl Substitution {
         }
     }
 
-    /// Whether `v` holds `from`: in itself, or (`deep`) anywhere inside it. Host objects are
-    /// not searched: they answer for themselves.
+    /// Whether `v` holds `from`: in itself, or (`deep`) anywhere inside it. A host object's
+    /// fields answer for themselves; one that prints `from` cannot be followed.
     fn find(&self, v: &Value, deep: bool, depth: usize) -> Found {
         match v {
+            Value::Object(o) if deep && self.in_text(&o.format()) => Found::Lost,
             Value::String(s) => found(self.in_text(s)),
             Value::Bytes(b) => found(memchr::memmem::find(b, self.from.as_bytes()).is_some()),
             Value::List(_) | Value::Map(_) if !deep => Found::No,
-            Value::List(_) | Value::Map(_) if depth >= MAX_DEPTH => Found::TooDeep,
+            Value::List(_) | Value::Map(_) if depth >= MAX_DEPTH => Found::Lost,
             Value::List(items) => self.find_all(items.iter(), depth),
             Value::Map(m) => {
                 let entries = m.read();
@@ -165,7 +171,7 @@ impl Substitution {
         let mut any = Found::No;
         for item in items {
             match self.find(item, true, depth + 1) {
-                Found::TooDeep => return Found::TooDeep,
+                Found::Lost => return Found::Lost,
                 Found::Yes => any = Found::Yes,
                 Found::No => {}
             }
@@ -210,8 +216,21 @@ mod tests {
     use super::*;
     use crate::{Function, Functions, MissingKey, Templates, Type};
 
-    /// Executes `text` with `.v` = "v1.36.0" and says whether it would have gone the same way
-    /// with "v1.33.0". Helm's `include` is there, as a host adds it.
+    /// A host object that prints the string, as Helm's `.Capabilities` does.
+    struct Caps;
+
+    impl crate::Object for Caps {
+        fn type_name(&self) -> String {
+            "*caps".to_string()
+        }
+
+        fn format(&self) -> String {
+            "&{v1.36.0 [v1]}".to_string()
+        }
+    }
+
+    /// Executes `text` with `.v` = "v1.36.0" and `.caps` (printing it) and says whether it would
+    /// have gone the same way with "v1.33.0". Helm's `include` is there, as a host adds it.
     fn holds(text: &str) -> bool {
         let mut functions = Functions::sprig();
         let include = Function::new(&[Type::String, Type::Any], |cx, a| {
@@ -222,9 +241,12 @@ mod tests {
         let mut set = Templates::new(functions);
         set.set_missing_key(MissingKey::Zero);
         set.parse("t", text).unwrap();
-        let data: Map = [("v".to_string(), Value::from("v1.36.0"))]
-            .into_iter()
-            .collect();
+        let data: Map = [
+            ("v".to_string(), Value::from("v1.36.0")),
+            ("caps".to_string(), Value::Object(std::sync::Arc::new(Caps))),
+        ]
+        .into_iter()
+        .collect();
         let mut watch = Substitution::new("v1.36.0", "v1.33.0").unwrap();
         set.execute_watching("t", &Value::Map(data), None, &mut watch)
             .unwrap();
@@ -261,6 +283,11 @@ mod tests {
         assert!(!holds(
             r#"{{ define "v1.36.0" }}{{ end }}{{ $_ := include .v . }}"#
         ));
+        // A host object that prints it, given to a function: a cut of it may differ unseen.
+        assert!(!holds(
+            r#"{{ if eq (printf "%.7v" .caps) "&{v1.36" }}x{{ end }}"#
+        ));
+        assert!(!holds(r#"{{ $_ := toString (list .caps) }}"#));
         // A map keyed by it orders a range.
         assert!(!holds(
             r#"{{ range $k, $x := dict .v 1 "v1.34" 2 }}{{ $x }}{{ end }}"#
@@ -269,6 +296,10 @@ mod tests {
 
     #[test]
     fn calls_without_the_string_hold() {
+        // The object moved, not read.
+        assert!(holds(
+            r#"{{ $c := default .caps .missing }}{{ with $c }}{{ end }}"#
+        ));
         assert!(holds(
             r#"{{ toJson (dict "a" (list 1 2)) }}{{ upper "x" }}"#
         ));
