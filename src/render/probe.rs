@@ -101,6 +101,9 @@ fn probe_on(chart: &Chart, every_version: bool) -> Probe {
     };
     let value_sets = value_sets(chart, &mut out);
     let oldest = oldest_to_try(chart);
+    // The render follows the newest version's string through the templates; the same text
+    // written in the chart itself would be taken for it.
+    let every_version = every_version || mentions(&node, super::capabilities::DEFAULT_KUBE_VERSION);
     // Renders are independent: spread them over the machine's cores.
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -185,6 +188,35 @@ fn oldest_to_try(chart: &Chart) -> Option<String> {
             path.ends_with(".tgz") || bytes.windows(13).any(|w| w == b".Capabilities")
         });
     asks.then(|| format!("v{OLDEST_SUPPORTED}.0"))
+}
+
+/// Whether the chart or a subchart holds `text` where a template can read it: in a template,
+/// a file (`.Files`), its values or its `Chart.yaml` (`.Chart`).
+fn mentions(node: &ChartNode, text: &str) -> bool {
+    node.templates
+        .iter()
+        .chain(&node.files)
+        .any(|file| memchr::memmem::find(&file.data, text.as_bytes()).is_some())
+        || node
+            .values
+            .iter()
+            .any(|(k, v)| k.contains(text) || json_mentions(v, text))
+        || node
+            .chart_object(false)
+            .values()
+            .any(|v| json_mentions(v, text))
+        || node.dependencies.iter().any(|dep| mentions(dep, text))
+}
+
+fn json_mentions(value: &Json, text: &str) -> bool {
+    match value {
+        Json::String(s) => s.contains(text),
+        Json::Array(items) => items.iter().any(|v| json_mentions(v, text)),
+        Json::Object(map) => map
+            .iter()
+            .any(|(k, v)| k.contains(text) || json_mentions(v, text)),
+        _ => false,
+    }
 }
 
 /// One render's objects, or its failure.
@@ -469,5 +501,35 @@ mod tests {
             .map(|f| f.kube_version.as_str())
             .collect();
         assert_eq!(failures, ["v1.33.0"], "{:?}", probe.failures);
+    }
+
+    /// A chart that writes the newest version's string itself (here to compare with) is
+    /// rendered on both: the render could not tell that string from the version it follows.
+    #[test]
+    fn a_chart_that_writes_the_version_string_is_rendered_on_both() {
+        let compare = |with: &str| {
+            format!(
+                "apiVersion: v1\nkind: {{{{ if eq .Capabilities.KubeVersion.Version {with} }}}}Secret{{{{ else }}}}ConfigMap{{{{ end }}}}\nmetadata:\n  name: x\n"
+            )
+        };
+        for (values, template) in [
+            ("", compare("\"v1.36.0\"")),
+            ("newest: v1.36.0\n", compare(".Values.newest")),
+            ("", compare(".Chart.AppVersion")),
+        ] {
+            let chart_yaml = format!("{CHART_YAML}appVersion: v1.36.0\n");
+            let chart_yaml = if template.contains("AppVersion") {
+                chart_yaml.as_str()
+            } else {
+                CHART_YAML
+            };
+            let probe = probe(&chart(&[
+                ("Chart.yaml", chart_yaml),
+                ("values.yaml", values),
+                ("templates/t.yaml", &template),
+            ]));
+            let kinds: Vec<&str> = probe.objects.iter().map(|o| o.kind.as_str()).collect();
+            assert_eq!(kinds, ["ConfigMap", "Secret"], "{template}");
+        }
     }
 }

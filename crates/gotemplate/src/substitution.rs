@@ -11,7 +11,9 @@
 //! replaced), or the text the execution prints holding one.
 //!
 //! What a host object answers is the host's business: a field whose value differs between
-//! the two data without holding `from` must be reported by the host itself.
+//! the two data without holding `from` must be reported by the host itself. So is making sure
+//! `from` comes only from the data substituted: a template that writes `from` itself (to
+//! compare with it) would have its text taken for the substituted string.
 
 use crate::error::Error;
 use crate::funcs::Effects;
