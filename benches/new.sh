@@ -5,7 +5,9 @@
 # taken per pair and its median reported; medians of two separate series (hyperfine's way)
 # drift apart when the load changes between the series, as it does on a shared machine.
 # Usage: benches/new.sh [PAIRS]   (default 40; builds the release binary first unless
-#        OPERATOR_RS_BIN names an already built one)
+#        OPERATOR_RS_BIN names an already built one). With OPERATOR_RS_BASELINE_BIN naming
+#        another build (say, of the commit before a change), each round also runs that one, and
+#        the median ratio of the two is reported: a change's effect, under the same load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 charts=${OPERATOR_RS_SHARED_CHARTS:-$(cd .. && pwd)/shared/charts}
@@ -19,19 +21,20 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "chart: $largest ($(du -sh "$largest" | cut -f1), $(find "$largest" -type f | wc -l) files)"
-python3 - "$work" "$binary" "$largest" "${1:-40}" <<'PY'
+python3 - "$work" "$binary" "$largest" "${1:-40}" "${OPERATOR_RS_BASELINE_BIN:-}" <<'PY'
 import resource, shutil, statistics, subprocess, sys, time
 from pathlib import Path
 
 work, binary, chart, pairs = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+baseline = sys.argv[5]
 WARMUPS = 3
-commands = {
-    "cp -r": ["cp", "-r", chart, "out"],
-    "new": [binary, "new", "out", "--type=helm", "--yes", "--quiet", f"--helm-chart={chart}"],
-}
+new_args = ["new", "out", "--type=helm", "--yes", "--quiet", f"--helm-chart={chart}"]
+commands = {"cp -r": ["cp", "-r", chart, "out"], "new": [binary, *new_args]}
+if baseline:
+    commands["baseline new"] = [baseline, *new_args]
 
 
-cpu = {"cp -r": 0.0, "new": 0.0}
+cpu = {name: 0.0 for name in commands}
 
 
 def children_cpu():
@@ -56,27 +59,35 @@ def timed(name):
 
 
 for _ in range(WARMUPS):
-    timed("cp -r")
-    timed("new")
-times = {"cp -r": [], "new": []}
-cpu = {"cp -r": 0.0, "new": 0.0}  # the warm-ups' CPU time is not counted
-ratios = []
+    for name in commands:
+        timed(name)
+times = {name: [] for name in commands}
+cpu = {name: 0.0 for name in commands}  # the warm-ups' CPU time is not counted
+ratios, baseline_ratios = [], []
+names = list(commands)
 for i in range(pairs):
-    # Alternate which command goes first, so neither always runs right after a removal.
-    order = ("cp -r", "new") if i % 2 == 0 else ("new", "cp -r")
+    # Rotate which command goes first, so none always runs right after a removal.
+    order = names[i % len(names):] + names[:i % len(names)]
     pair = {name: timed(name) for name in order}
     for name, seconds in pair.items():
         times[name].append(seconds)
     ratios.append(pair["new"] / pair["cp -r"])
+    if baseline:
+        baseline_ratios.append(pair["new"] / pair["baseline new"])
 
 ms = lambda s: f"{s * 1000:.2f} ms"
 cp, new = statistics.median(times["cp -r"]), statistics.median(times["new"])
 quartiles = statistics.quantiles(ratios, n=4)
-print(f"{pairs} pairs after {WARMUPS} warm-ups")
+print(f"{pairs} {'rounds' if baseline else 'pairs'} after {WARMUPS} warm-ups")
 print(f"median cp -r: {ms(cp)}  (min {ms(min(times['cp -r']))})")
 print(f"median operator-rs new: {ms(new)}  (min {ms(min(times['new']))})")
 # CPU time moves less with the machine's load than wall time does, and shows work saved on
 # the second core, which the wall time of a run on two cores can hide.
 print(f"CPU time per run: cp -r {ms(cpu['cp -r'] / pairs)}, new {ms(cpu['new'] / pairs)}")
 print(f"median of per-pair ratios: {statistics.median(ratios):.2f}x  (quartiles {quartiles[0]:.2f}x .. {quartiles[2]:.2f}x)")
+if baseline:
+    base = statistics.median(times["baseline new"])
+    q = statistics.quantiles(baseline_ratios, n=4)
+    print(f"median baseline new: {ms(base)}  (min {ms(min(times['baseline new']))}), CPU {ms(cpu['baseline new'] / pairs)} per run")
+    print(f"median of per-round ratios new / baseline: {statistics.median(baseline_ratios):.3f}  (quartiles {q[0]:.3f} .. {q[2]:.3f})")
 PY
