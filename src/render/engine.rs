@@ -183,10 +183,7 @@ fn collect<'c>(
         out.insert(
             format!("{full_path}/{}", template.name),
             Renderable {
-                text: template
-                    .text
-                    .clone()
-                    .unwrap_or_else(|| text_of(&template.data)),
+                text: template_text(template),
                 parsed: &template.parsed,
                 scope: scope.clone(),
                 base_path: format!("{full_path}/templates"),
@@ -227,16 +224,8 @@ fn parse_tree(set: &Templates, chart: &ChartNode, parent_path: Option<&str>) {
         parse_tree(set, dep, Some(&path));
     }
     for template in rendered_templates(chart) {
-        let text = template
-            .text
-            .clone()
-            .unwrap_or_else(|| text_of(&template.data));
-        let _ = parse_cached(
-            set,
-            &format!("{path}/{}", template.name),
-            text,
-            &template.parsed,
-        );
+        let name = format!("{path}/{}", template.name);
+        let _ = parse_cached(set, &name, template_text(template), &template.parsed);
     }
 }
 
@@ -296,10 +285,13 @@ fn parse_cached(
     }
 }
 
-/// A template's bytes as text, invalid UTF-8 replaced as Go's conversion to string does (a
-/// template loaded from a chart's files has its text made at load when it is valid).
-fn text_of(data: &[u8]) -> Arc<str> {
-    Arc::from(String::from_utf8_lossy(data))
+/// A template's text: made at load when it is valid UTF-8, else its bytes with invalid UTF-8
+/// replaced, as Go's conversion to string does.
+fn template_text(template: &File) -> Arc<str> {
+    template
+        .text
+        .clone()
+        .unwrap_or_else(|| Arc::from(String::from_utf8_lossy(&template.data)))
 }
 
 /// Helm parses (and renders) deeper paths first, and paths of one depth in reverse order.

@@ -63,12 +63,8 @@ impl Substitution {
         self.broken_by.as_deref()
     }
 
-    /// Records what could have gone otherwise (the first such thing is kept).
-    pub fn break_with(&mut self, why: impl FnOnce() -> String) {
-        self.break_because(|_, _| why());
-    }
-
-    /// [`Substitution::break_with`], the message made from `from` and `to`.
+    /// Records what could have gone otherwise (the first such thing is kept), the message
+    /// made from `from` and `to`.
     fn break_because(&mut self, why: impl FnOnce(&str, &str) -> String) {
         if self.broken_by.is_none() {
             let why = why(&self.from, &self.to);
@@ -77,8 +73,12 @@ impl Substitution {
     }
 
     /// Whether `text` holds `from`.
-    pub fn in_text(&self, text: &str) -> bool {
-        memchr::memmem::find(text.as_bytes(), self.from.as_bytes()).is_some()
+    fn in_text(&self, text: &str) -> bool {
+        self.in_bytes(text.as_bytes())
+    }
+
+    fn in_bytes(&self, bytes: &[u8]) -> bool {
+        memchr::memmem::find(bytes, self.from.as_bytes()).is_some()
     }
 
     /// Text an execution printed: holding `from`, it would have printed otherwise.
@@ -154,7 +154,7 @@ impl Substitution {
         match v {
             Value::Object(o) if deep && self.in_text(&o.format()) => Found::Lost,
             Value::String(s) => found(self.in_text(s)),
-            Value::Bytes(b) => found(memchr::memmem::find(b, self.from.as_bytes()).is_some()),
+            Value::Bytes(b) => found(self.in_bytes(b)),
             Value::List(_) | Value::Map(_) if !deep => Found::No,
             Value::List(_) | Value::Map(_) if depth >= MAX_DEPTH => Found::Lost,
             Value::List(items) => self.find_all(items.iter(), depth),
@@ -186,7 +186,7 @@ impl Substitution {
     fn replace(&self, v: &Value, deep: bool) -> Value {
         match v {
             Value::String(s) if self.in_text(s) => Value::String(s.replace(&self.from, &self.to)),
-            Value::Bytes(b) if memchr::memmem::find(b, self.from.as_bytes()).is_some() => {
+            Value::Bytes(b) if self.in_bytes(b) => {
                 let text = String::from_utf8_lossy(b).replace(&self.from, &self.to);
                 Value::bytes(text.into_bytes())
             }
