@@ -185,7 +185,7 @@ fn oldest_to_try(chart: &Chart) -> Option<String> {
         .iter()
         .filter(|(path, _)| path.contains("templates/") || path.ends_with(".tgz"))
         .any(|(path, bytes)| {
-            path.ends_with(".tgz") || bytes.windows(13).any(|w| w == b".Capabilities")
+            path.ends_with(".tgz") || memchr::memmem::find(bytes, b".Capabilities").is_some()
         });
     asks.then(|| format!("v{OLDEST_SUPPORTED}.0"))
 }
