@@ -20,6 +20,7 @@ pub mod project;
 pub mod rbac;
 pub mod render;
 pub mod scaffold;
+pub mod scheduling;
 pub mod schema;
 pub mod supervise;
 pub mod ui;

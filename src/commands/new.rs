@@ -13,6 +13,7 @@ use crate::scaffold::{self, FilePlan, helm::HelmApi};
 use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: NewArgs) -> anyhow::Result<()> {
+    crate::scheduling::exits_when_done();
     let domain = names::parse_domain(&args.domain).map_err(usage)?;
     if let (ProjectType::Rust, Some(runtime)) = (args.project_type, args.runtime) {
         return Err(usage(format!(
@@ -39,7 +40,10 @@ fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
     let staging = scaffold::write::Staging::new(&target).map_err(write_error)?;
     let chart_dir = format!("helm-charts/{}", chart.name());
     let (planned, chart_written) = std::thread::scope(|scope| {
-        let writer = scope.spawn(|| staging.write_tree(&chart_dir, &chart.files));
+        let writer = scope.spawn(|| {
+            crate::scheduling::lower_priority();
+            staging.write_tree(&chart_dir, &chart.files)
+        });
         let planned = helm_plan(
             &name,
             domain,
@@ -102,30 +106,26 @@ fn helm_plan(
     runtime: HelmRuntime,
 ) -> anyhow::Result<(FilePlan, Project, HelmSummary)> {
     let mut warnings = Vec::new();
-    // The role and the CRD schema are derived from different parts of the chart: side by side.
-    let (rbac_plan, spec_schema) = std::thread::scope(|scope| {
-        let schema = scope.spawn(|| helm_project::spec_schema(chart));
+    let chart_dir = format!("helm-charts/{}", chart.name());
+    // The role comes from rendering the chart, the CRD from its values' schema: side by side.
+    // The render is the longer chain, so it runs here, and the CRD's files are made on a
+    // thread of lower priority.
+    let (rbac_plan, api_part) = std::thread::scope(|scope| {
+        let api_part = scope.spawn(|| {
+            crate::scheduling::lower_priority();
+            helm_api_and_files(api, chart, &chart_dir)
+        });
         let rbac_plan =
             helm_project::rbac_for(&[chart], &[(api.group.as_str(), api.plural.as_str())]);
-        let schema = schema
+        let api_part = api_part
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (rbac_plan, schema)
+        (rbac_plan, api_part)
     });
     warnings.extend(rbac_plan.warnings.iter().cloned());
-    let spec_schema = spec_schema?;
-    warnings.extend(helm_project::relaxed_warning(api, &spec_schema));
+    let (helm_api, api_files) = api_part?;
+    warnings.extend(helm_project::relaxed_warning(api, &helm_api.spec_schema));
 
-    let chart_dir = format!("helm-charts/{}", chart.name());
-    let helm_api = HelmApi {
-        group: api.group.to_string(),
-        version: api.version.to_string(),
-        kind: api.kind.to_string(),
-        plural: api.plural.clone(),
-        chart,
-        chart_dir: chart_dir.clone(),
-        spec_schema,
-    };
     let project_spec = scaffold::helm::HelmProject {
         name: name.to_string(),
         runtime,
@@ -137,7 +137,8 @@ fn helm_plan(
             &rbac_plan.cluster_reasons,
         ),
     };
-    let plan = scaffold::helm::plan(&project_spec)?;
+    let mut plan = scaffold::helm::plan(&project_spec)?;
+    plan.extend(api_files);
 
     let mut project = Project::new(ProjectType::Helm, name.as_str(), domain);
     project.runtime = Some(runtime);
@@ -155,6 +156,26 @@ fn helm_plan(
         warnings,
     };
     Ok((plan, project, summary))
+}
+
+/// The API's CRD schema (from the chart's values) and its files: the CRD and the sample.
+fn helm_api_and_files<'c>(
+    api: &ApiNames,
+    chart: &'c Chart,
+    chart_dir: &str,
+) -> anyhow::Result<(HelmApi<'c>, FilePlan)> {
+    let helm_api = HelmApi {
+        group: api.group.to_string(),
+        version: api.version.to_string(),
+        kind: api.kind.to_string(),
+        plural: api.plural.clone(),
+        chart,
+        chart_dir: chart_dir.to_string(),
+        spec_schema: helm_project::spec_schema(chart)?,
+    };
+    let mut files = FilePlan::new();
+    scaffold::helm::add_api_files(&mut files, &helm_api)?;
+    Ok((helm_api, files))
 }
 
 fn report(

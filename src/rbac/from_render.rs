@@ -11,10 +11,15 @@ use crate::render::probe::{self, Probe};
 /// What a chart creates: the text of its templates scanned (every branch) and the chart
 /// rendered with the values operator-rs can try (kinds from values, namespaces), side by side.
 pub fn scan_and_render(chart: &Chart) -> KindScan {
+    // The render is the longer chain (load, parse, render): it runs on this thread, and the
+    // scan, which finishes well before it, at a lower priority.
     let (mut scan, probe) = std::thread::scope(|scope| {
-        let probe = scope.spawn(|| probe::probe(chart));
-        let scan = chart::kinds::scan(chart);
-        let probe = probe
+        let scan = scope.spawn(|| {
+            crate::scheduling::lower_priority();
+            chart::kinds::scan(chart)
+        });
+        let probe = probe::probe(chart);
+        let scan = scan
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (scan, probe)

@@ -134,6 +134,7 @@ fn probe_on(chart: &Chart, every_version: bool) -> Probe {
             .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
+    crate::scheduling::discard(node);
     for rendering in results {
         out.objects.extend(rendering.objects);
         out.failures.extend(rendering.failure);

@@ -140,9 +140,10 @@ pub const PLAN_TEMPLATES: &[&str] = &[
     "common/deploy/kustomization.yaml.tera",
 ];
 
-/// Every file of a new Helm operator project except `PROJECT`, which `commands` writes, and
-/// the files of its charts, which are written as they are from each API's chart (see
-/// [`super::write::Staging::write_tree`]) rather than copied into the plan.
+/// Every file of a new Helm operator project except `PROJECT`, which `commands` writes; the
+/// files of each API ([`add_api_files`]), which `commands` makes while the chart renders for
+/// the role; and the files of its charts, which are written as they are from each API's chart
+/// (see [`super::write::Staging::write_tree`]) rather than copied into the plan.
 pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
     let mut plan = FilePlan::new();
     let role = &project.rbac;
@@ -174,9 +175,6 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
     );
     plan.add("deploy/role.yaml", role_file(role)?);
     common::add_shared_files(&mut plan, &context)?;
-    for api in &project.apis {
-        add_api_files(&mut plan, api)?;
-    }
     Ok(plan)
 }
 

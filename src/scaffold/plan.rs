@@ -41,6 +41,11 @@ impl FilePlan {
         );
     }
 
+    /// Adds every file of `other`, which wins where both have a path.
+    pub fn extend(&mut self, other: FilePlan) {
+        self.files.extend(other.files);
+    }
+
     /// Adds every file under `prefix/`.
     pub fn add_tree(&mut self, prefix: &str, files: &BTreeMap<String, Vec<u8>>) {
         for (path, bytes) in files {
