@@ -209,23 +209,37 @@ fn rendered_templates(chart: &ChartNode) -> impl Iterator<Item = &File> {
     })
 }
 
-/// Parses every template of `chart` and its subcharts into the chart's cache, under the
-/// names a render gives them, so that a render started meanwhile finds them parsed (or waits
-/// for the one being parsed): a probe starts this as soon as the chart is loaded, while its
-/// render still coalesces and checks the values.
-pub fn parse_templates(chart: &ChartNode) {
-    let set = Templates::new(funcs::helm_functions(Arc::new(funcs::NoCluster)));
-    parse_tree(&set, chart, None);
+/// Starts parsing every template of `chart` and its subcharts into the chart's cache, under
+/// the names a render gives them, on a thread of its own: a render started meanwhile finds
+/// them parsed (or waits for the one being parsed). The probe starts it as soon as the chart's
+/// tree is loaded, while its values files are still being read.
+pub fn start_parsing_templates(chart: &ChartNode) {
+    let mut jobs = Vec::new();
+    collect_parse_jobs(chart, None, &mut jobs);
+    std::thread::spawn(move || {
+        let set = Templates::new(funcs::helm_functions(Arc::new(funcs::NoCluster)));
+        for (name, text, cache) in jobs {
+            let _ = parse_cached(&set, &name, text, &cache);
+        }
+    });
 }
 
-fn parse_tree(set: &Templates, chart: &ChartNode, parent_path: Option<&str>) {
+/// Each template [`start_parsing_templates`] parses: its name, its text and its cache.
+fn collect_parse_jobs(
+    chart: &ChartNode,
+    parent_path: Option<&str>,
+    jobs: &mut Vec<(String, Arc<str>, ParseCache)>,
+) {
     let path = full_path(chart, parent_path);
     for dep in &chart.dependencies {
-        parse_tree(set, dep, Some(&path));
+        collect_parse_jobs(dep, Some(&path), jobs);
     }
     for template in rendered_templates(chart) {
-        let name = format!("{path}/{}", template.name);
-        let _ = parse_cached(set, &name, template_text(template), &template.parsed);
+        jobs.push((
+            format!("{path}/{}", template.name),
+            template_text(template),
+            template.parsed.clone(),
+        ));
     }
 }
 

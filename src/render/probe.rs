@@ -88,7 +88,8 @@ pub fn probe_every_version(chart: &Chart) -> Probe {
 
 fn probe_on(chart: &Chart, every_version: bool) -> Probe {
     let mut out = Probe::default();
-    let node = match ChartNode::load(chart, true) {
+    // The templates parse while the values files are read; the renders wait for them.
+    let node = match ChartNode::load_beside(chart, true, super::engine::start_parsing_templates) {
         Ok(node) => node,
         Err(e) => {
             out.failures.push(Failure {
@@ -110,8 +111,6 @@ fn probe_on(chart: &Chart, every_version: bool) -> Probe {
         .min(value_sets.len())
         .max(1);
     let results: Vec<Rendering> = std::thread::scope(|scope| {
-        // Parsing the templates needs no values: it starts while the renders prepare them.
-        scope.spawn(|| super::engine::parse_templates(&node));
         let handles: Vec<_> = (0..workers)
             .map(|worker| {
                 let value_sets = &value_sets;

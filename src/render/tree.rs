@@ -190,12 +190,42 @@ impl ChartNode {
     /// Loads a chart from its files. `from_directory` applies `.helmignore`, as Helm does only
     /// when it reads a chart directory.
     pub fn load(chart: &Chart, from_directory: bool) -> Result<ChartNode, TreeError> {
-        let files = if from_directory {
-            apply_helmignore(chart.name(), &chart.files)?
-        } else {
-            shared(&chart.files)
+        let files = chart_files(chart, from_directory)?;
+        load_files(chart.name(), files, 0, &mut ValuesRead::Now)
+    }
+
+    /// [`ChartNode::load`], calling `beside` with the chart's tree (templates, files and
+    /// dependencies, their values still empty) before the values files are read, which is most
+    /// of a load: work on the templates that `beside` starts (the probe's parse) runs while
+    /// they are read. A chart with an error loads again as [`ChartNode::load`] does, so that
+    /// the error is the one Helm's order of reading gives.
+    pub fn load_beside(
+        chart: &Chart,
+        from_directory: bool,
+        beside: impl FnOnce(&ChartNode),
+    ) -> Result<ChartNode, TreeError> {
+        let files = chart_files(chart, from_directory)?;
+        let mut unread = Vec::new();
+        let Ok(mut node) = load_files(
+            chart.name(),
+            files,
+            0,
+            &mut ValuesRead::Later(Vec::new(), &mut unread),
+        ) else {
+            return Self::load(chart, from_directory);
         };
-        load_files(chart.name(), files, 0)
+        beside(&node);
+        for values in unread {
+            let Ok(read) = values::from_yaml_stream(&String::from_utf8_lossy(&values.data)) else {
+                return Self::load(chart, from_directory);
+            };
+            let mut at = &mut node;
+            for &index in &values.at {
+                at = &mut at.dependencies[index];
+            }
+            at.values = read;
+        }
+        Ok(node)
     }
 
     /// The `crds/` files of this chart and its subcharts, as (path shown in output, bytes).
@@ -337,7 +367,47 @@ fn shared(files: &BTreeMap<String, Vec<u8>>) -> SharedFiles {
         .collect()
 }
 
-fn load_files(origin: &str, files: SharedFiles, depth: usize) -> Result<ChartNode, TreeError> {
+/// The files of `chart` that Helm loads: `.helmignore` applied when it is read from a directory.
+fn chart_files(chart: &Chart, from_directory: bool) -> Result<SharedFiles, TreeError> {
+    if from_directory {
+        apply_helmignore(chart.name(), &chart.files)
+    } else {
+        Ok(shared(&chart.files))
+    }
+}
+
+/// When a load reads each chart's `values.yaml`: as it meets it, or later, in the same order.
+enum ValuesRead<'u> {
+    Now,
+    /// The place of the chart being loaded in the tree (indexes into `dependencies`), and
+    /// where its values file is put to read later.
+    Later(Vec<usize>, &'u mut Vec<UnreadValues>),
+}
+
+impl ValuesRead<'_> {
+    /// The same, for the dependency that will be `dependencies[index]`.
+    fn for_dependency(&mut self, index: usize) -> ValuesRead<'_> {
+        match self {
+            ValuesRead::Now => ValuesRead::Now,
+            ValuesRead::Later(at, unread) => {
+                ValuesRead::Later([at.as_slice(), &[index]].concat(), unread)
+            }
+        }
+    }
+}
+
+/// A `values.yaml` left for [`ChartNode::load_beside`] to read.
+struct UnreadValues {
+    at: Vec<usize>,
+    data: Arc<[u8]>,
+}
+
+fn load_files(
+    origin: &str,
+    files: SharedFiles,
+    depth: usize,
+    values_read: &mut ValuesRead<'_>,
+) -> Result<ChartNode, TreeError> {
     if depth >= MAX_DEPTH {
         return Err(TreeError::TooDeep {
             chart: origin.to_string(),
@@ -369,10 +439,16 @@ fn load_files(origin: &str, files: SharedFiles, depth: usize) -> Result<ChartNod
     for (name, data) in files {
         match name.as_str() {
             "Chart.yaml" | "Chart.lock" | "requirements.lock" => {}
-            "values.yaml" => {
-                node.values = values::from_yaml_stream(&String::from_utf8_lossy(&data))
-                    .map_err(|e| bad("values.yaml", e))?;
-            }
+            "values.yaml" => match values_read {
+                ValuesRead::Now => {
+                    node.values = values::from_yaml_stream(&String::from_utf8_lossy(&data))
+                        .map_err(|e| bad("values.yaml", e))?;
+                }
+                ValuesRead::Later(at, unread) => unread.push(UnreadValues {
+                    at: at.clone(),
+                    data: data.data,
+                }),
+            },
             "values.schema.json" => node.schema = Some(Schema::new(&data)),
             "requirements.yaml" => {
                 let reqs: Requirements =
@@ -407,7 +483,12 @@ fn load_files(origin: &str, files: SharedFiles, depth: usize) -> Result<ChartNod
             };
             let inner_origin = format!("{origin} charts/{top}");
             let entries = archive::read_entries(&inner_origin, bytes)?;
-            load_files(&inner_origin, shared(&entries), depth + 1)?
+            load_files(
+                &inner_origin,
+                shared(&entries),
+                depth + 1,
+                &mut values_read.for_dependency(node.dependencies.len()),
+            )?
         } else {
             let prefix = format!("{top}/");
             let inner: SharedFiles = files
@@ -417,7 +498,12 @@ fn load_files(origin: &str, files: SharedFiles, depth: usize) -> Result<ChartNod
             if inner.is_empty() {
                 continue;
             }
-            load_files(&format!("{origin} charts/{top}"), inner, depth + 1)?
+            load_files(
+                &format!("{origin} charts/{top}"),
+                inner,
+                depth + 1,
+                &mut values_read.for_dependency(node.dependencies.len()),
+            )?
         };
         node.dependencies.push(sub);
     }
@@ -600,6 +686,87 @@ mod tests {
         assert_eq!(names, vec!["dir", "leaf"]);
         assert!(node.dependencies[1].values["x"].is_f64());
         assert_eq!(node.crd_files()[0].0, "top/crds/c.yaml");
+    }
+
+    /// Every chart of the tree as (path, values), depth first.
+    fn all_values(node: &ChartNode, path: &str, out: &mut Vec<(String, Values)>) {
+        out.push((path.to_string(), node.values.clone()));
+        for dep in &node.dependencies {
+            all_values(dep, &format!("{path}/{}", dep.name()), out);
+        }
+    }
+
+    #[test]
+    fn load_beside_shows_the_tree_before_its_values_and_then_reads_them_all() {
+        let mut leaf = BTreeMap::new();
+        leaf.insert(
+            "Chart.yaml".to_string(),
+            b"apiVersion: v2\nname: leaf\nversion: 1.0.0\n".to_vec(),
+        );
+        leaf.insert("values.yaml".to_string(), b"x: 1\n".to_vec());
+        let mut f = files(&[
+            ("Chart.yaml", "apiVersion: v2\nname: top\nversion: 0.1.0\n"),
+            ("values.yaml", "a: 1\n---\nb: yes\n"),
+            ("templates/t.yaml", "a: {{ .Values.a }}\n"),
+            ("charts/dir/Chart.yaml", "name: dir\nversion: 0.2.0\n"),
+            ("charts/dir/values.yaml", "d: [1, 2]\n"),
+            (
+                "charts/dir/charts/deep/Chart.yaml",
+                "name: deep\nversion: 0.3.0\n",
+            ),
+            ("charts/dir/charts/deep/values.yaml", "e: {f: g}\n"),
+        ]);
+        f.insert(
+            "charts/leaf-1.0.0.tgz".to_string(),
+            archive::write_tgz("leaf", &leaf).unwrap(),
+        );
+        let chart = Chart::from_files("top", f).unwrap();
+        let mut seen = Vec::new();
+        let node = ChartNode::load_beside(&chart, true, |tree| {
+            all_values(tree, "top", &mut seen);
+            assert_eq!(tree.templates.len(), 1);
+        })
+        .unwrap();
+        assert_eq!(seen.len(), 4);
+        assert!(seen.iter().all(|(_, values)| values.is_empty()), "{seen:?}");
+        let (mut beside, mut loaded) = (Vec::new(), Vec::new());
+        all_values(&node, "top", &mut beside);
+        all_values(&ChartNode::load(&chart, true).unwrap(), "top", &mut loaded);
+        assert_eq!(beside, loaded);
+        assert_eq!(loaded[0].1["b"], Value::Bool(true));
+        assert_eq!(loaded[2].0, "top/dir/deep");
+        assert_eq!(loaded[2].1["e"]["f"], "g");
+    }
+
+    #[test]
+    fn load_beside_gives_the_error_load_gives() {
+        let cases = [
+            // A bad values file comes before a bad version, in Helm's order of reading.
+            vec![
+                ("Chart.yaml", "apiVersion: v2\nname: x\nversion: nope\n"),
+                ("values.yaml", "a: [1\n"),
+            ],
+            vec![
+                ("Chart.yaml", "apiVersion: v2\nname: x\nversion: 1.0.0\n"),
+                ("charts/a/Chart.yaml", "name: a\nversion: 1.0.0\n"),
+                ("charts/a/values.yaml", "a: {\n"),
+                ("charts/b/Chart.yaml", "name: b\nversion: 1.0.0\n"),
+                ("charts/b/values.yaml", "b: [\n"),
+            ],
+            vec![
+                ("Chart.yaml", "apiVersion: v2\nname: x\nversion: 1.0.0\n"),
+                ("values.yaml", ": : :\n"),
+            ],
+        ];
+        for case in cases {
+            let chart = Chart::from_files("x", files(&case)).unwrap();
+            let loaded = ChartNode::load(&chart, true).unwrap_err().to_string();
+            let beside = ChartNode::load_beside(&chart, true, |_| {})
+                .unwrap_err()
+                .to_string();
+            assert!(loaded.contains("values.yaml"), "{loaded}");
+            assert_eq!(beside, loaded);
+        }
     }
 
     #[test]
