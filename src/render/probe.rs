@@ -105,33 +105,35 @@ fn probe_on(chart: &Chart, every_version: bool) -> Probe {
     // The render follows the newest version's string through the templates; the same text
     // written in the chart itself would be taken for it.
     let every_version = every_version || mentions(&node, super::capabilities::DEFAULT_KUBE_VERSION);
-    // Renders are independent: spread them over the machine's cores.
+    // Renders are independent: spread them over the machine's cores, this thread taking the
+    // first share (a thread started for one render, the usual case, only delayed it).
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(value_sets.len())
         .max(1);
-    let results: Vec<Rendering> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|worker| {
-                let value_sets = &value_sets;
-                let node = &node;
-                let oldest = oldest.as_deref();
-                scope.spawn(move || {
-                    value_sets
-                        .iter()
-                        .skip(worker)
-                        .step_by(workers)
-                        .flat_map(|(label, values)| {
-                            render_set(node, label, values, oldest, every_version)
-                        })
-                        .collect::<Vec<_>>()
-                })
+    let share = |worker: usize| -> Vec<Rendering> {
+        value_sets
+            .iter()
+            .skip(worker)
+            .step_by(workers)
+            .flat_map(|(label, values)| {
+                render_set(&node, label, values, oldest.as_deref(), every_version)
             })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
+    };
+    let results: Vec<Rendering> = std::thread::scope(|scope| {
+        let others: Vec<_> = (1..workers)
+            .map(|worker| scope.spawn(move || share(worker)))
+            .collect();
+        let mut results = share(0);
+        for other in others {
+            results.extend(
+                other
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            );
+        }
+        results
     });
     crate::scheduling::discard(node);
     for rendering in results {
