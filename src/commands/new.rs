@@ -13,7 +13,7 @@ use crate::scaffold::{self, FilePlan, helm::HelmApi};
 use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: NewArgs) -> anyhow::Result<()> {
-    crate::scheduling::exits_when_done();
+    crate::one_shot::exits_when_done();
     let domain = names::parse_domain(&args.domain).map_err(usage)?;
     if let (ProjectType::Rust, Some(runtime)) = (args.project_type, args.runtime) {
         return Err(usage(format!(
@@ -40,10 +40,7 @@ fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
     let staging = scaffold::write::Staging::new(&target).map_err(write_error)?;
     let chart_dir = format!("helm-charts/{}", chart.name());
     let (planned, chart_written) = std::thread::scope(|scope| {
-        let writer = scope.spawn(|| {
-            crate::scheduling::lower_priority();
-            staging.write_tree(&chart_dir, &chart.files)
-        });
+        let writer = scope.spawn(|| staging.write_tree(&chart_dir, &chart.files));
         let planned = helm_plan(
             &name,
             domain,
@@ -108,13 +105,9 @@ fn helm_plan(
     let mut warnings = Vec::new();
     let chart_dir = format!("helm-charts/{}", chart.name());
     // The role comes from rendering the chart, the CRD from its values' schema: side by side.
-    // The render is the longer chain, so it runs here, and the CRD's files are made on a
-    // thread of lower priority.
+    // The render is the longer chain, so it runs here, and the CRD's files on another thread.
     let (rbac_plan, api_part) = std::thread::scope(|scope| {
-        let api_part = scope.spawn(|| {
-            crate::scheduling::lower_priority();
-            helm_api_and_files(api, chart, &chart_dir)
-        });
+        let api_part = scope.spawn(|| helm_api_and_files(api, chart, &chart_dir));
         let rbac_plan =
             helm_project::rbac_for(&[chart], &[(api.group.as_str(), api.plural.as_str())]);
         let api_part = api_part

@@ -12,12 +12,9 @@ use crate::render::probe::{self, Probe};
 /// rendered with the values operator-rs can try (kinds from values, namespaces), side by side.
 pub fn scan_and_render(chart: &Chart) -> KindScan {
     // The render is the longer chain (load, parse, render): it runs on this thread, and the
-    // scan, which finishes well before it, at a lower priority.
+    // scan, which finishes well before it, on another.
     let (mut scan, probe) = std::thread::scope(|scope| {
-        let scan = scope.spawn(|| {
-            crate::scheduling::lower_priority();
-            chart::kinds::scan(chart)
-        });
+        let scan = scope.spawn(|| chart::kinds::scan(chart));
         let probe = probe::probe(chart);
         let scan = scan
             .join()

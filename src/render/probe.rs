@@ -135,7 +135,7 @@ fn probe_on(chart: &Chart, every_version: bool) -> Probe {
         }
         results
     });
-    crate::scheduling::discard(node);
+    crate::one_shot::discard(node);
     for rendering in results {
         out.objects.extend(rendering.objects);
         out.failures.extend(rendering.failure);

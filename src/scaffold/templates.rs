@@ -61,7 +61,6 @@ fn includes(text: &str) -> impl Iterator<Item = &str> {
 /// render that needs it.
 pub fn preload(names: &'static [&'static str]) {
     std::thread::spawn(move || {
-        crate::scheduling::lower_priority();
         let mut tera = engine()
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
