@@ -34,26 +34,34 @@ fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
     let target = PathBuf::from(name.as_str());
     ensure_target_free(&target)?;
 
-    // The chart is most of the project's bytes and is copied as it is: write it into the
-    // staging directory while its RBAC, CRD schema and the other files are derived from it.
-    // Any error drops the staging directory, so nothing is left either way.
+    // The role comes from rendering the chart, the longest chain of steps: it runs here. What
+    // it does not wait on runs on one other thread, one step after the other: the chart, most
+    // of the project's bytes, written as it is into the staging directory, then the CRD's files
+    // from the values' schema. Any error drops the staging directory, so nothing is left.
     let staging = scaffold::write::Staging::new(&target).map_err(write_error)?;
     let chart_dir = format!("helm-charts/{}", chart.name());
-    let (planned, chart_written) = std::thread::scope(|scope| {
-        let writer = scope.spawn(|| staging.write_tree(&chart_dir, &chart.files));
-        let planned = helm_plan(
-            &name,
-            domain,
-            &api,
-            &chart,
-            args.runtime.unwrap_or_default(),
-        );
-        (planned, writer.join())
+    let (rbac_plan, (chart_written, api_part)) = std::thread::scope(|scope| {
+        let beside = scope.spawn(|| {
+            let written = staging.write_tree(&chart_dir, &chart.files);
+            (written, helm_api_and_files(&api, &chart, &chart_dir))
+        });
+        let rbac_plan =
+            helm_project::rbac_for(&[&chart], &[(api.group.as_str(), api.plural.as_str())]);
+        let beside = beside
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (rbac_plan, beside)
     });
-    let (mut plan, project, summary) = planned?;
-    chart_written
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        .map_err(write_error)?;
+    let (mut plan, project, summary) = helm_plan(
+        &name,
+        domain,
+        &api,
+        args.runtime.unwrap_or_default(),
+        rbac_plan,
+        api_part,
+        chart_dir,
+    )?;
+    chart_written.map_err(write_error)?;
     for warning in &summary.warnings {
         ui.warn(warning);
     }
@@ -95,26 +103,17 @@ struct HelmSummary {
     warnings: Vec<String>,
 }
 
+/// The project's files and `PROJECT` from the role and the API's files made for it.
 fn helm_plan(
     name: &ProjectName,
     domain: &str,
     api: &ApiNames,
-    chart: &Chart,
     runtime: HelmRuntime,
+    rbac_plan: crate::rbac::RbacPlan,
+    api_part: anyhow::Result<(HelmApi<'_>, FilePlan)>,
+    chart_dir: String,
 ) -> anyhow::Result<(FilePlan, Project, HelmSummary)> {
     let mut warnings = Vec::new();
-    let chart_dir = format!("helm-charts/{}", chart.name());
-    // The role comes from rendering the chart, the CRD from its values' schema: side by side.
-    // The render is the longer chain, so it runs here, and the CRD's files on another thread.
-    let (rbac_plan, api_part) = std::thread::scope(|scope| {
-        let api_part = scope.spawn(|| helm_api_and_files(api, chart, &chart_dir));
-        let rbac_plan =
-            helm_project::rbac_for(&[chart], &[(api.group.as_str(), api.plural.as_str())]);
-        let api_part = api_part
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (rbac_plan, api_part)
-    });
     warnings.extend(rbac_plan.warnings.iter().cloned());
     let (helm_api, api_files) = api_part?;
     warnings.extend(helm_project::relaxed_warning(api, &helm_api.spec_schema));
