@@ -210,13 +210,16 @@ fn rendered_templates(chart: &ChartNode) -> impl Iterator<Item = &File> {
 }
 
 /// Starts parsing every template of `chart` and its subcharts into the chart's cache, under
-/// the names a render gives them, on a thread of its own: a render started meanwhile finds
+/// the names a render gives them, on a thread of `scope`: a render started meanwhile finds
 /// them parsed (or waits for the one being parsed). The probe starts it as soon as the chart's
 /// tree is loaded, while its values files are still being read.
-pub fn start_parsing_templates(chart: &ChartNode) {
+pub fn start_parsing_templates<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    chart: &ChartNode,
+) {
     let mut jobs = Vec::new();
     collect_parse_jobs(chart, None, &mut jobs);
-    std::thread::spawn(move || {
+    scope.spawn(move || {
         let set = Templates::new(funcs::helm_functions(Arc::new(funcs::NoCluster)));
         for (name, text, cache) in jobs {
             let _ = parse_cached(&set, &name, text, &cache);

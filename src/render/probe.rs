@@ -87,9 +87,22 @@ pub fn probe_every_version(chart: &Chart) -> Probe {
 }
 
 fn probe_on(chart: &Chart, every_version: bool) -> Probe {
+    // The parse the load starts ends with the probe, whichever way the probe ends: a thread
+    // still allocating when the process exits would race the allocator's shutdown.
+    std::thread::scope(|scope| probe_in(scope, chart, every_version))
+}
+
+fn probe_in<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    chart: &Chart,
+    every_version: bool,
+) -> Probe {
     let mut out = Probe::default();
     // The templates parse while the values files are read; the renders wait for them.
-    let node = match ChartNode::load_beside(chart, true, super::engine::start_parsing_templates) {
+    let load = ChartNode::load_beside(chart, true, |tree| {
+        super::engine::start_parsing_templates(scope, tree)
+    });
+    let node = match load {
         Ok(node) => node,
         Err(e) => {
             out.failures.push(Failure {
