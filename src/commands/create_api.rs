@@ -10,7 +10,7 @@ use crate::cli::CreateApiArgs;
 use crate::error::usage;
 use crate::project::{self, Project, ProjectError, ProjectType, Resource};
 use crate::rbac;
-use crate::scaffold::{self, FilePlan, helm::HelmApi, write::Applied};
+use crate::scaffold::{self, FilePlan, write::Applied};
 use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: CreateApiArgs) -> anyhow::Result<()> {
@@ -70,21 +70,10 @@ fn create_helm_api(
     let chart_dir = format!("helm-charts/{}", chart.name());
     let chart_is_new = place_chart(root, &chart_dir, &chart, &mut changes)?;
 
-    let spec_schema = helm_project::spec_schema(&chart)?;
-    if let Some(warning) = helm_project::relaxed_warning(&api, &spec_schema) {
+    let (helm_api, api_files) = helm_project::api_and_files(&api, &chart, &chart_dir)?;
+    if let Some(warning) = helm_project::relaxed_warning(&api, &helm_api.spec_schema) {
         ui.warn(warning);
     }
-    let helm_api = HelmApi {
-        group: api.group.to_string(),
-        version: api.version.to_string(),
-        kind: api.kind.to_string(),
-        plural: api.plural.clone(),
-        chart: &chart,
-        chart_dir: chart_dir.clone(),
-        spec_schema,
-    };
-    let mut api_files = FilePlan::new();
-    scaffold::helm::add_api_files(&mut api_files, &helm_api)?;
     for (path, file) in api_files.iter() {
         if root.join(path).exists() {
             return Err(usage(format!(

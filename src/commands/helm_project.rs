@@ -208,6 +208,27 @@ pub fn spec_schema(chart: &Chart) -> anyhow::Result<SpecSchema> {
     }
 }
 
+/// An API served by `chart` (copied to `chart_dir`), with its CRD schema derived from the
+/// chart's values, and its files: the CRD and the sample custom resource.
+pub fn api_and_files<'c>(
+    api: &ApiNames,
+    chart: &'c Chart,
+    chart_dir: &str,
+) -> anyhow::Result<(scaffold::helm::HelmApi<'c>, scaffold::FilePlan)> {
+    let helm_api = scaffold::helm::HelmApi {
+        group: api.group.to_string(),
+        version: api.version.to_string(),
+        kind: api.kind.to_string(),
+        plural: api.plural.clone(),
+        chart,
+        chart_dir: chart_dir.to_string(),
+        spec_schema: spec_schema(chart)?,
+    };
+    let mut files = scaffold::FilePlan::new();
+    scaffold::helm::add_api_files(&mut files, &helm_api)?;
+    Ok((helm_api, files))
+}
+
 /// A warning for schema places that had to accept any value, if any.
 pub fn relaxed_warning(api: &ApiNames, schema: &SpecSchema) -> Option<String> {
     (!schema.relaxed.is_empty()).then(|| {

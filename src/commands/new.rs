@@ -43,7 +43,10 @@ fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
     let (rbac_plan, (chart_written, api_part)) = std::thread::scope(|scope| {
         let beside = scope.spawn(|| {
             let written = staging.write_tree(&chart_dir, &chart.files);
-            (written, helm_api_and_files(&api, &chart, &chart_dir))
+            (
+                written,
+                helm_project::api_and_files(&api, &chart, &chart_dir),
+            )
         });
         let rbac_plan =
             helm_project::rbac_for(&[&chart], &[(api.group.as_str(), api.plural.as_str())]);
@@ -58,7 +61,7 @@ fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
         &api,
         args.runtime.unwrap_or_default(),
         rbac_plan,
-        api_part,
+        api_part?,
         chart_dir,
     )?;
     chart_written.map_err(write_error)?;
@@ -110,12 +113,11 @@ fn helm_plan(
     api: &ApiNames,
     runtime: HelmRuntime,
     rbac_plan: crate::rbac::RbacPlan,
-    api_part: anyhow::Result<(HelmApi<'_>, FilePlan)>,
+    (helm_api, api_files): (HelmApi<'_>, FilePlan),
     chart_dir: String,
 ) -> anyhow::Result<(FilePlan, Project, HelmSummary)> {
     let mut warnings = Vec::new();
     warnings.extend(rbac_plan.warnings.iter().cloned());
-    let (helm_api, api_files) = api_part?;
     warnings.extend(helm_project::relaxed_warning(api, &helm_api.spec_schema));
 
     let project_spec = scaffold::helm::HelmProject {
@@ -148,26 +150,6 @@ fn helm_plan(
         warnings,
     };
     Ok((plan, project, summary))
-}
-
-/// The API's CRD schema (from the chart's values) and its files: the CRD and the sample.
-fn helm_api_and_files<'c>(
-    api: &ApiNames,
-    chart: &'c Chart,
-    chart_dir: &str,
-) -> anyhow::Result<(HelmApi<'c>, FilePlan)> {
-    let helm_api = HelmApi {
-        group: api.group.to_string(),
-        version: api.version.to_string(),
-        kind: api.kind.to_string(),
-        plural: api.plural.clone(),
-        chart,
-        chart_dir: chart_dir.to_string(),
-        spec_schema: helm_project::spec_schema(chart)?,
-    };
-    let mut files = FilePlan::new();
-    scaffold::helm::add_api_files(&mut files, &helm_api)?;
-    Ok((helm_api, files))
 }
 
 fn report(
