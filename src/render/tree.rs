@@ -664,15 +664,18 @@ mod tests {
         assert_eq!(kept, vec![".helmignore", "Chart.yaml", "templates/a.yaml"]);
     }
 
+    /// A packaged subchart `leaf` 1.0.0 whose values are `x: 1`.
+    fn leaf_archive() -> Vec<u8> {
+        let leaf = files(&[
+            ("Chart.yaml", "apiVersion: v2\nname: leaf\nversion: 1.0.0\n"),
+            ("values.yaml", "x: 1\n"),
+        ]);
+        archive::write_tgz("leaf", &leaf).unwrap()
+    }
+
     #[test]
     fn subcharts_load_from_directories_and_archives() {
-        let mut sub = BTreeMap::new();
-        sub.insert(
-            "Chart.yaml".to_string(),
-            b"apiVersion: v2\nname: leaf\nversion: 1.0.0\n".to_vec(),
-        );
-        sub.insert("values.yaml".to_string(), b"x: 1\n".to_vec());
-        let tgz = archive::write_tgz("leaf", &sub).unwrap();
+        let tgz = leaf_archive();
         let mut f = files(&[
             ("Chart.yaml", "apiVersion: v2\nname: top\nversion: 0.1.0\n"),
             ("charts/dir/Chart.yaml", "name: dir\nversion: 0.2.0\n"),
@@ -698,12 +701,6 @@ mod tests {
 
     #[test]
     fn load_beside_shows_the_tree_before_its_values_and_then_reads_them_all() {
-        let mut leaf = BTreeMap::new();
-        leaf.insert(
-            "Chart.yaml".to_string(),
-            b"apiVersion: v2\nname: leaf\nversion: 1.0.0\n".to_vec(),
-        );
-        leaf.insert("values.yaml".to_string(), b"x: 1\n".to_vec());
         let mut f = files(&[
             ("Chart.yaml", "apiVersion: v2\nname: top\nversion: 0.1.0\n"),
             ("values.yaml", "a: 1\n---\nb: yes\n"),
@@ -716,10 +713,7 @@ mod tests {
             ),
             ("charts/dir/charts/deep/values.yaml", "e: {f: g}\n"),
         ]);
-        f.insert(
-            "charts/leaf-1.0.0.tgz".to_string(),
-            archive::write_tgz("leaf", &leaf).unwrap(),
-        );
+        f.insert("charts/leaf-1.0.0.tgz".to_string(), leaf_archive());
         let chart = Chart::from_files("top", f).unwrap();
         let mut seen = Vec::new();
         let node = ChartNode::load_beside(&chart, true, |tree| {
