@@ -29,6 +29,9 @@ pub(super) struct Found {
 /// parsing it was a large share of the scan.
 pub(super) struct LazyValues<'t> {
     text: Cow<'t, str>,
+    /// Asked for every document with a kind, so answered once: the search runs through the
+    /// whole text (100 KB for redis) when no value names a hook, the usual case.
+    names_hooks: OnceCell<bool>,
     parsed: OnceCell<Value>,
 }
 
@@ -36,6 +39,7 @@ impl<'t> LazyValues<'t> {
     pub fn new(text: Cow<'t, str>) -> Self {
         LazyValues {
             text,
+            names_hooks: OnceCell::new(),
             parsed: OnceCell::new(),
         }
     }
@@ -43,7 +47,9 @@ impl<'t> LazyValues<'t> {
     /// Whether some value may hold a `helm.sh/hook` key. A YAML key has that name only when
     /// the text spells it, or writes it with escapes (which need a backslash).
     fn may_name_hooks(&self) -> bool {
-        self.text.contains("helm.sh/hook") || self.text.contains('\\')
+        *self
+            .names_hooks
+            .get_or_init(|| self.text.contains("helm.sh/hook") || self.text.contains('\\'))
     }
 
     fn get(&self) -> &Value {

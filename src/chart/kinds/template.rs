@@ -183,8 +183,7 @@ pub(crate) fn actions(text: &str) -> Vec<Action> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
-    while let Some(found) = text[i..].find("{{") {
-        let start = i + found;
+    while let Some(start) = find_open(text, i) {
         let mut j = start + 2;
         let mut end = bytes.len();
         let mut terminated = false;
@@ -224,6 +223,21 @@ pub(crate) fn actions(text: &str) -> Vec<Action> {
         i = end;
     }
     out
+}
+
+/// Where the next `{{` at or after `from` starts. A search for the brace alone runs on
+/// `memchr`, where a search for the two-byte pattern sets up a searcher for every action.
+fn find_open(text: &str, from: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut at = from;
+    while let Some(found) = text[at..].find('{') {
+        let brace = at + found;
+        if bytes.get(brace + 1) == Some(&b'{') {
+            return Some(brace);
+        }
+        at = brace + 1;
+    }
+    None
 }
 
 /// A `{{ define "name" }}` block: rendered only where it is included.
