@@ -23,5 +23,6 @@ pub mod render;
 pub mod scaffold;
 pub mod schema;
 pub mod supervise;
+pub mod text;
 pub mod ui;
 pub mod yaml;

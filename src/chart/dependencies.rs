@@ -145,7 +145,7 @@ pub fn declared(chart: &Chart) -> Result<Vec<Dependency>, DependencyError> {
         let Some(bytes) = chart.files.get(file) else {
             continue;
         };
-        let text = String::from_utf8_lossy(bytes);
+        let text = crate::text::lossy(bytes);
         let list: DependencyList = crate::yaml::from_str_last_key_wins(&text)
             .or_else(|first_error| {
                 // As for the metadata: unreleased charts carry `version: %VERSION%`.
@@ -169,12 +169,12 @@ fn locked(chart: &Chart) -> Result<Option<Vec<Locked>>, DependencyError> {
         let Some(bytes) = chart.files.get(file) else {
             continue;
         };
-        let lock: LockFile = crate::yaml::from_str_last_key_wins(&String::from_utf8_lossy(bytes))
+        let lock: LockFile = crate::yaml::from_str_last_key_wins(&crate::text::lossy(bytes))
             .map_err(|e| DependencyError::BadList {
-            chart: chart.name().to_string(),
-            file,
-            detail: e.to_string(),
-        })?;
+                chart: chart.name().to_string(),
+                file,
+                detail: e.to_string(),
+            })?;
         return Ok(Some(lock.dependencies.unwrap_or_default()));
     }
     Ok(None)

@@ -151,7 +151,7 @@ pub fn scan(chart: &Chart) -> KindScan {
             continue;
         };
         if relative.starts_with("templates/") {
-            let text = String::from_utf8_lossy(bytes);
+            let text = crate::text::lossy(bytes);
             let p = template::parse(path, &text);
             parsed.insert(path, (text, p));
             by_depth.push((root, path));
@@ -171,7 +171,7 @@ pub fn scan(chart: &Chart) -> KindScan {
         .map(|root| {
             let text = files
                 .get(format!("{root}values.yaml").as_str())
-                .map(|bytes| String::from_utf8_lossy(bytes))
+                .map(|bytes| crate::text::lossy(bytes))
                 .unwrap_or_default();
             (root.as_str(), documents::LazyValues::new(text))
         })
@@ -187,7 +187,7 @@ pub fn scan(chart: &Chart) -> KindScan {
                 scanner.stream(path, 1, &template.rendered, 0);
             }
         } else if relative.starts_with("crds/") && is_manifest(relative) {
-            scanner.stream(path, 1, &String::from_utf8_lossy(bytes), 0);
+            scanner.stream(path, 1, &crate::text::lossy(bytes), 0);
         }
     }
     let found = scanner.finish();
@@ -218,7 +218,7 @@ pub fn calls_lookup(chart: &Chart) -> bool {
             split_root(&roots, path).is_some_and(|(_, relative)| relative.starts_with("templates/"))
         })
         .any(|(_, bytes)| {
-            let text = String::from_utf8_lossy(bytes);
+            let text = crate::text::lossy(bytes);
             text.contains("lookup")
                 && template::actions(&text)
                     .iter()

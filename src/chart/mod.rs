@@ -117,7 +117,7 @@ impl Chart {
         let chart_yaml = files
             .get("Chart.yaml")
             .ok_or_else(|| ChartError::NoChartYaml(origin.to_string()))?;
-        let text = String::from_utf8_lossy(chart_yaml);
+        let text = crate::text::lossy(chart_yaml);
         let metadata: ChartMetadata = crate::yaml::from_str_last_key_wins(&text)
             .or_else(|first_error| {
                 // Unreleased charts carry build placeholders such as `version: %VERSION%`, which
@@ -149,7 +149,7 @@ impl Chart {
     pub fn values_text(&self) -> String {
         self.files
             .get("values.yaml")
-            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .map(|b| crate::text::lossy(b).into_owned())
             .unwrap_or_default()
     }
 
@@ -189,7 +189,7 @@ pub fn make_loadable(
             let text = chart
                 .files
                 .get("Chart.yaml")
-                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .map(|b| crate::text::lossy(b).into_owned())
                 .unwrap_or_default();
             let stamped = stamp::set_version(&text, version);
             let mut files = chart.files;

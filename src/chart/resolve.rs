@@ -283,7 +283,7 @@ impl Resolver<'_> {
             )
             .await
         {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Ok(bytes) => crate::text::lossy(&bytes).into_owned(),
             Err(error) if use_cache && error.is_network() => {
                 let cached =
                     repo::cached_index_path(&self.options.helm.repository_cache, &entry.name);

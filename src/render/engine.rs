@@ -308,7 +308,7 @@ fn template_text(template: &File) -> Arc<str> {
     template
         .text
         .clone()
-        .unwrap_or_else(|| Arc::from(String::from_utf8_lossy(&template.data)))
+        .unwrap_or_else(|| Arc::from(crate::text::lossy(&template.data)))
 }
 
 /// Helm parses (and renders) deeper paths first, and paths of one depth in reverse order.

@@ -25,7 +25,7 @@ impl Files {
     fn get(&self, name: &str) -> String {
         self.0
             .get(name)
-            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .map(|b| crate::text::lossy(b).into_owned())
             .unwrap_or_default()
     }
 
@@ -65,7 +65,7 @@ impl Files {
         let Some(data) = self.0.get(name).filter(|d| !d.is_empty()) else {
             return Vec::new();
         };
-        let text = String::from_utf8_lossy(data);
+        let text = crate::text::lossy(data);
         let text = text.strip_suffix('\n').unwrap_or(&text);
         text.split('\n')
             .map(|l| Value::String(l.to_string()))
@@ -101,7 +101,7 @@ impl Object for Files {
             "Glob" => string_arg(name, args, 0).map(|p| Value::Object(Arc::new(self.glob(&p)))),
             "Lines" => string_arg(name, args, 0).map(|p| Value::list(self.lines(&p))),
             "AsConfig" => Ok(Value::String(
-                self.as_yaml(|b| String::from_utf8_lossy(b).into_owned()),
+                self.as_yaml(|b| crate::text::lossy(b).into_owned()),
             )),
             "AsSecrets" => {
                 Ok(Value::String(self.as_yaml(|b| {

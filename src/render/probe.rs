@@ -180,7 +180,7 @@ fn value_sets(chart: &Chart, out: &mut Probe) -> Vec<(String, Values)> {
         if name.contains('/') || !(name.ends_with(".yaml") || name.ends_with(".yml")) {
             continue;
         }
-        match values::from_yaml_stream(&String::from_utf8_lossy(bytes)) {
+        match values::from_yaml_stream(&crate::text::lossy(bytes)) {
             Ok(values) => sets.push((path.clone(), values)),
             Err(e) => out.failures.push(Failure {
                 values: path.clone(),

@@ -176,7 +176,7 @@ pub fn render_watching(
     let crds = chart
         .crd_files()
         .into_iter()
-        .map(|(path, data)| (path, String::from_utf8_lossy(data).into_owned()))
+        .map(|(path, data)| (path, crate::text::lossy(data).into_owned()))
         .collect();
     Ok(Rendered {
         templates,

@@ -216,7 +216,7 @@ impl ChartNode {
         };
         beside(&node);
         for values in unread {
-            let Ok(read) = values::from_yaml_stream(&String::from_utf8_lossy(&values.data)) else {
+            let Ok(read) = values::from_yaml_stream(&crate::text::lossy(&values.data)) else {
                 return Self::load(chart, from_directory);
             };
             let mut at = &mut node;
@@ -422,7 +422,7 @@ fn load_files(
     let chart_yaml = files
         .get("Chart.yaml")
         .ok_or_else(|| ChartError::NoChartYaml(origin.to_string()))?;
-    let mut metadata: Metadata = crate::yaml::from_str(&String::from_utf8_lossy(chart_yaml))
+    let mut metadata: Metadata = crate::yaml::from_str(&crate::text::lossy(chart_yaml))
         .map_err(|e| bad("Chart.yaml", e.to_string()))?;
     if metadata.api_version.is_empty() {
         metadata.api_version = "v1".to_string();
@@ -441,7 +441,7 @@ fn load_files(
             "Chart.yaml" | "Chart.lock" | "requirements.lock" => {}
             "values.yaml" => match values_read {
                 ValuesRead::Now => {
-                    node.values = values::from_yaml_stream(&String::from_utf8_lossy(&data))
+                    node.values = values::from_yaml_stream(&crate::text::lossy(&data))
                         .map_err(|e| bad("values.yaml", e))?;
                 }
                 ValuesRead::Later(at, unread) => unread.push(UnreadValues {
@@ -452,7 +452,7 @@ fn load_files(
             "values.schema.json" => node.schema = Some(Schema::new(&data)),
             "requirements.yaml" => {
                 let reqs: Requirements =
-                    crate::yaml::from_str(&String::from_utf8_lossy(&data)).unwrap_or_default();
+                    crate::yaml::from_str(&crate::text::lossy(&data)).unwrap_or_default();
                 if reqs.dependencies.is_some() {
                     node.metadata.dependencies = reqs.dependencies;
                 }
@@ -621,7 +621,7 @@ fn apply_helmignore(
     files: &BTreeMap<String, Vec<u8>>,
 ) -> Result<SharedFiles, TreeError> {
     let mut rules = match files.get(".helmignore") {
-        Some(bytes) => parse_ignore(chart, &String::from_utf8_lossy(bytes))?,
+        Some(bytes) => parse_ignore(chart, &crate::text::lossy(bytes))?,
         None => Vec::new(),
     };
     rules.extend(parse_rule(chart, "templates/.?*")?);

@@ -295,7 +295,7 @@ pub fn default_chart_files(chart_name: &str) -> Result<BTreeMap<String, Vec<u8>>
     Ok(files
         .into_iter()
         .map(|(path, bytes)| {
-            let text = String::from_utf8_lossy(&bytes).replace("<CHARTNAME>", chart_name);
+            let text = crate::text::lossy(&bytes).replace("<CHARTNAME>", chart_name);
             (path, text.into_bytes())
         })
         .collect())
@@ -333,7 +333,7 @@ mod tests {
         assert!(
             files
                 .values()
-                .all(|f| !String::from_utf8_lossy(f).contains("<CHARTNAME>"))
+                .all(|f| !crate::text::lossy(f).contains("<CHARTNAME>"))
         );
     }
 }
