@@ -28,7 +28,6 @@ pub fn run(ui: &Ui, args: NewArgs) -> anyhow::Result<()> {
 }
 
 fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
-    scaffold::templates::preload(scaffold::helm::PLAN_TEMPLATES);
     let (chart, api) = helm_project::chart_and_names(ui, &args.api, domain)?;
     let name = inputs::project_name(ui, args.name.as_deref(), &api.kind)?;
     let target = PathBuf::from(name.as_str());

@@ -6,26 +6,29 @@ use super::templates::{self, TemplateError};
 
 /// Adds the shared files. The context must hold `project_name`, `cluster_scoped` and
 /// `crd_files` (file names under `deploy/crds/`).
-pub fn add_shared_files(plan: &mut FilePlan, context: &tera::Context) -> Result<(), TemplateError> {
+pub fn add_shared_files(
+    plan: &mut FilePlan,
+    context: &templates::Context,
+) -> Result<(), TemplateError> {
     plan.add(
         ".gitignore",
-        templates::render("common/gitignore.tera", context)?,
+        templates::render("common/gitignore.jinja", context)?,
     );
     plan.add(
         ".dockerignore",
-        templates::render("common/dockerignore.tera", context)?,
+        templates::render("common/dockerignore.jinja", context)?,
     );
     plan.add(
         "deploy/service_account.yaml",
-        templates::render("common/deploy/service_account.yaml.tera", context)?,
+        templates::render("common/deploy/service_account.yaml.jinja", context)?,
     );
     plan.add(
         "deploy/role_binding.yaml",
-        templates::render("common/deploy/role_binding.yaml.tera", context)?,
+        templates::render("common/deploy/role_binding.yaml.jinja", context)?,
     );
     plan.add(
         "deploy/kustomization.yaml",
-        templates::render("common/deploy/kustomization.yaml.tera", context)?,
+        templates::render("common/deploy/kustomization.yaml.jinja", context)?,
     );
     Ok(())
 }

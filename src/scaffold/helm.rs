@@ -81,8 +81,8 @@ pub struct RoleSpec {
     pub cluster_reasons: Vec<String>,
 }
 
-fn role_context(role: &RoleSpec) -> tera::Context {
-    let mut context = tera::Context::new();
+fn role_context(role: &RoleSpec) -> templates::Context {
+    let mut context = templates::Context::new();
     context.insert("project_name", &role.project_name);
     // The shared binding template adds the ClusterRoleBinding when this is set.
     context.insert("cluster_scoped", &role.cluster_role.is_some());
@@ -108,37 +108,20 @@ fn role_context(role: &RoleSpec) -> tera::Context {
 
 /// `deploy/role.yaml`
 pub fn role_file(role: &RoleSpec) -> Result<String, TemplateError> {
-    templates::render("helm/deploy/role.yaml.tera", &role_context(role))
+    templates::render("helm/deploy/role.yaml.jinja", &role_context(role))
 }
 
 /// `deploy/role_binding.yaml`
 pub fn role_binding_file(role: &RoleSpec) -> Result<String, TemplateError> {
-    templates::render("common/deploy/role_binding.yaml.tera", &role_context(role))
+    templates::render("common/deploy/role_binding.yaml.jinja", &role_context(role))
 }
 
 /// One entry of `watches.yaml`, to append to an existing file.
 pub fn watches_entry(api: &HelmApi) -> Result<String, TemplateError> {
-    let mut context = tera::Context::new();
+    let mut context = templates::Context::new();
     context.insert("api", &WatchEntry::from(api));
-    templates::render("helm/watches_entry.yaml.tera", &context)
+    templates::render("helm/watches_entry.yaml.jinja", &context)
 }
-
-/// The templates [`plan`] renders, for [`templates::preload`].
-pub const PLAN_TEMPLATES: &[&str] = &[
-    "helm/README.md.tera",
-    "helm/watches.yaml.tera",
-    "helm/build/Dockerfile.tera",
-    "helm/build/Dockerfile-operator-rs.tera",
-    "helm/deploy/operator.yaml.tera",
-    "helm/deploy/role.yaml.tera",
-    "helm/deploy/crd.yaml.tera",
-    "helm/deploy/cr.yaml.tera",
-    "common/gitignore.tera",
-    "common/dockerignore.tera",
-    "common/deploy/service_account.yaml.tera",
-    "common/deploy/role_binding.yaml.tera",
-    "common/deploy/kustomization.yaml.tera",
-];
 
 /// Every file of a new Helm operator project except `PROJECT`, which `commands` writes; the
 /// files of each API ([`add_api_files`]), which `commands` makes while the chart renders for
@@ -159,11 +142,11 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
 
     plan.add(
         "README.md",
-        templates::render("helm/README.md.tera", &context)?,
+        templates::render("helm/README.md.jinja", &context)?,
     );
     plan.add(
         "watches.yaml",
-        templates::render("helm/watches.yaml.tera", &context)?,
+        templates::render("helm/watches.yaml.jinja", &context)?,
     );
     plan.add(
         "build/Dockerfile",
@@ -171,7 +154,7 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
     );
     plan.add(
         "deploy/operator.yaml",
-        templates::render("helm/deploy/operator.yaml.tera", &context)?,
+        templates::render("helm/deploy/operator.yaml.jinja", &context)?,
     );
     plan.add("deploy/role.yaml", role_file(role)?);
     common::add_shared_files(&mut plan, &context)?;
@@ -181,8 +164,8 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
 /// The image's recipe: the helm-operator image, or the operator-rs binary on a small base.
 fn dockerfile_template(runtime: HelmRuntime) -> &'static str {
     match runtime {
-        HelmRuntime::HelmOperator => "helm/build/Dockerfile.tera",
-        HelmRuntime::OperatorRs => "helm/build/Dockerfile-operator-rs.tera",
+        HelmRuntime::HelmOperator => "helm/build/Dockerfile.jinja",
+        HelmRuntime::OperatorRs => "helm/build/Dockerfile-operator-rs.jinja",
     }
 }
 
@@ -203,7 +186,7 @@ pub fn sample_file_name(api: &HelmApi) -> String {
 
 /// The CRD and the sample custom resource of one API.
 pub fn add_api_files(plan: &mut FilePlan, api: &HelmApi) -> Result<(), TemplateError> {
-    let mut context = tera::Context::new();
+    let mut context = templates::Context::new();
     context.insert("group", &api.group);
     context.insert("version", &api.version);
     context.insert("kind", &api.kind);
@@ -225,11 +208,11 @@ pub fn add_api_files(plan: &mut FilePlan, api: &HelmApi) -> Result<(), TemplateE
     context.insert("spec_block", &sample_spec_block(&api.chart.values_text()));
     plan.add(
         format!("deploy/crds/{}", crd_file_name(api)),
-        templates::render("helm/deploy/crd.yaml.tera", &context)?,
+        templates::render("helm/deploy/crd.yaml.jinja", &context)?,
     );
     plan.add(
         format!("deploy/crds/{}", sample_file_name(api)),
-        templates::render("helm/deploy/cr.yaml.tera", &context)?,
+        templates::render("helm/deploy/cr.yaml.jinja", &context)?,
     );
     Ok(())
 }
@@ -288,8 +271,8 @@ pub fn indent(text: &str, width: usize) -> String {
 }
 
 /// The starter chart (like `helm create`), named `chart_name`. As `helm create` does, the
-/// `<CHARTNAME>` placeholder is replaced in every file; nothing goes through Tera, whose braces
-/// would collide with the chart's Go templates.
+/// `<CHARTNAME>` placeholder is replaced in every file; nothing goes through the Jinja engine
+/// of the project's templates, whose braces would collide with the chart's Go templates.
 pub fn default_chart_files(chart_name: &str) -> Result<BTreeMap<String, Vec<u8>>, TemplateError> {
     let files = templates::raw_tree("helm/default-chart")?;
     Ok(files
@@ -314,14 +297,6 @@ mod tests {
         );
         assert_eq!(sample_spec_block("# only comments\n\n"), "spec: {}");
         assert_eq!(sample_spec_block("---\na: 1\n"), "spec:\n  a: 1");
-    }
-
-    /// A misspelt name would only go unparsed ahead of time; this keeps the list honest.
-    #[test]
-    fn plan_templates_exist() {
-        for name in PLAN_TEMPLATES {
-            assert!(templates::raw(name).is_ok(), "{name}");
-        }
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! The templates under `templates/`, embedded at compile time so an installed binary works from
-//! any directory. Files ending in `.tera` are rendered; every other file is copied as it is.
+//! any directory. Files ending in `.jinja` are rendered (Jinja syntax, by minijinja); every
+//! other file is copied as it is.
 
-use std::sync::{Mutex, OnceLock};
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use include_dir::{Dir, include_dir};
+use minijinja::value::{Serde, Value};
 use thiserror::Error;
 
 static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/templates");
@@ -16,67 +19,50 @@ pub enum TemplateError {
     Missing(String),
 }
 
-/// The parsed templates, added on first use: parsing every embedded template at start-up was a
-/// large share of `new`'s time, and one command renders the templates of one project type only.
-fn engine() -> &'static Mutex<tera::Tera> {
-    static ENGINE: OnceLock<Mutex<tera::Tera>> = OnceLock::new();
+/// The values a template is rendered with, by name.
+#[derive(Debug, Clone, Default)]
+pub struct Context(BTreeMap<String, Value>);
+
+impl Context {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn insert<T: serde::Serialize + ?Sized>(&mut self, key: impl Into<String>, value: &T) {
+        self.0.insert(key.into(), Value::from(Serde(value)));
+    }
+
+    fn to_value(&self) -> Value {
+        Value::from_pairs(self.0.iter().map(|(k, v)| (k.as_str(), v.clone())))
+    }
+}
+
+/// The engine, which parses each template the first time it is rendered (a parse is cheap:
+/// all of a Helm project's templates, 16 KB, take well under a millisecond).
+fn engine() -> &'static minijinja::Environment<'static> {
+    static ENGINE: OnceLock<minijinja::Environment<'static>> = OnceLock::new();
     ENGINE.get_or_init(|| {
-        let mut tera = tera::Tera::default();
-        tera.autoescape_on(vec![]);
-        Mutex::new(tera)
+        let mut engine = minijinja::Environment::new();
+        // Generated files are not HTML; a template's last newline is the file's.
+        engine.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+        let mut syntax = minijinja::syntax::SyntaxConfig::builder();
+        syntax.keep_trailing_newline(true);
+        engine.set_syntax(syntax.build().expect("the default delimiters are valid"));
+        // Printing or looping over a name the context lacks is a bug in operator-rs, so it
+        // fails the render; `{% if name %}` on a missing name is false.
+        engine.set_undefined_behavior(minijinja::UndefinedBehavior::SemiStrict);
+        engine.set_loader(|name| {
+            Ok(TEMPLATES
+                .get_file(name)
+                .and_then(|file| file.contents_utf8())
+                .map(str::to_string))
+        });
+        engine
     })
 }
 
-/// Adds `name` and the templates it includes (`{% include "..." %}`) to `tera`, once.
-fn load(tera: &mut tera::Tera, name: &str) -> Result<(), TemplateError> {
-    if tera.get_template_names().any(|loaded| loaded == name) {
-        return Ok(());
-    }
-    let text = TEMPLATES
-        .get_file(name)
-        .and_then(|file| file.contents_utf8())
-        .ok_or_else(|| TemplateError::Missing(name.to_string()))?;
-    tera.add_raw_template(name, text)
-        .map_err(|e| TemplateError::Render(name.to_string(), format!("{e:?}")))?;
-    for included in includes(text) {
-        load(tera, included)?;
-    }
-    Ok(())
-}
-
-/// The names a template includes.
-fn includes(text: &str) -> impl Iterator<Item = &str> {
-    text.split("{%").skip(1).filter_map(|tag| {
-        let tag = tag.trim_start_matches('-').trim_start();
-        let rest = tag.strip_prefix("include")?.trim_start();
-        let rest = rest.strip_prefix('"')?;
-        rest.split('"').next()
-    })
-}
-
-/// Starts parsing `names` (with what they include) on a thread of its own, for a command that
-/// has other work to do before it renders them: parsing is a good part of rendering, and the
-/// second core is otherwise idle while a command reads its inputs. A render that comes first
-/// waits for the parse or does it itself; a template that fails to parse is reported by the
-/// render that needs it.
-pub fn preload(names: &'static [&'static str]) {
-    std::thread::spawn(move || {
-        let mut tera = engine()
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        for name in names {
-            let _ = load(&mut tera, name);
-        }
-    });
-}
-
-pub fn render(name: &str, context: &tera::Context) -> Result<String, TemplateError> {
-    // A poisoned lock only means another render panicked; the parsed templates are intact.
-    let mut tera = engine()
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    load(&mut tera, name)?;
-    tera.render(name, context).map_err(|e| {
+pub fn render(name: &str, context: &Context) -> Result<String, TemplateError> {
+    let failed = |e: minijinja::Error| {
         let mut message = e.to_string();
         let mut source = std::error::Error::source(&e);
         while let Some(cause) = source {
@@ -84,7 +70,12 @@ pub fn render(name: &str, context: &tera::Context) -> Result<String, TemplateErr
             source = cause.source();
         }
         TemplateError::Render(name.to_string(), message)
-    })
+    };
+    let template = engine().get_template(name).map_err(|e| match e.kind() {
+        minijinja::ErrorKind::TemplateNotFound => TemplateError::Missing(name.to_string()),
+        _ => failed(e),
+    })?;
+    template.render(context.to_value()).map_err(failed)
 }
 
 /// The bytes of an embedded file that is not a template.
@@ -132,7 +123,7 @@ mod parse_tests {
         fn names(dir: &'static Dir<'static>, out: &mut Vec<String>) {
             for file in dir.files() {
                 let path = file.path().to_string_lossy().replace('\\', "/");
-                if path.ends_with(".tera") {
+                if path.ends_with(".jinja") {
                     out.push(path);
                 }
             }
@@ -143,14 +134,29 @@ mod parse_tests {
         let mut all = Vec::new();
         names(&TEMPLATES, &mut all);
         assert!(all.len() > 10, "{all:?}");
-        let mut tera = tera::Tera::default();
         for name in &all {
-            load(&mut tera, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            engine()
+                .get_template(name)
+                .unwrap_or_else(|e| panic!("{name}: {e:#}"));
         }
+    }
+
+    #[test]
+    fn renders_as_the_scaffolds_need() {
+        let mut context = Context::new();
+        context.insert("items", &["a", "b"]);
+        let source = "{% for i in items %}{{ i }}{% if not loop.last %},{% endif %}{% endfor %}\n{%- if absent %}never{% endif %}\n";
+        let rendered = engine().render_str(source, context.to_value()).unwrap();
         assert_eq!(
-            includes(r#"a {% include "x/y.tera" %} b {%- include "z.tera" -%}"#)
-                .collect::<Vec<_>>(),
-            ["x/y.tera", "z.tera"]
+            rendered, "a,b\n",
+            "an absent name is false in `if`, the last newline is kept"
         );
+        assert!(
+            engine()
+                .render_str("{{ absent }}", Value::from(()))
+                .is_err()
+        );
+        let missing = render("common/no-such.jinja", &context).unwrap_err();
+        assert!(matches!(missing, TemplateError::Missing(_)), "{missing}");
     }
 }
