@@ -25,18 +25,18 @@ const CV: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A
 const OPS: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
 
 struct Regexes {
-    version: regex::Regex,
-    constraint: regex::Regex,
-    find: regex::Regex,
-    valid: regex::Regex,
-    range: regex::Regex,
+    version: regex_lite::Regex,
+    constraint: regex_lite::Regex,
+    find: regex_lite::Regex,
+    valid: regex_lite::Regex,
+    range: regex_lite::Regex,
 }
 
 fn regexes() -> &'static Regexes {
     static R: OnceLock<Regexes> = OnceLock::new();
     R.get_or_init(|| {
         // The patterns are constants known to compile.
-        let re = |p: String| regex::Regex::new(&p).unwrap_or_else(|_| unreachable!());
+        let re = |p: String| regex_lite::Regex::new(&p).unwrap_or_else(|_| unreachable!());
         Regexes {
             version: re(format!("^{SEMVER}$")),
             constraint: re(format!(r"^\s*({OPS})\s*({CV})\s*$")),
