@@ -150,7 +150,10 @@ pub(crate) fn lex(input: &str, break_ok: bool, continue_ok: bool) -> Vec<Item<'_
         input,
         start: 0,
         pos: 0,
-        items: Vec::new(),
+        // About one item per 8 bytes in real charts (320 KB of redis's templates make 41K
+        // items); room for one per 6 spares the doubling copies, and the room never used is
+        // never touched.
+        items: Vec::with_capacity(input.len() / 6 + 16),
         paren_depth: 0,
         break_ok,
         continue_ok,
