@@ -4,14 +4,21 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+/// The options every read starts from. Nothing here reads YAML comments, so the parser only
+/// checks them instead of handing each one on as an event: charts comment their values.yaml
+/// heavily (`## @param` on every key), and those events were a fifth of a values parse.
+fn options() -> serde_saphyr::Options {
+    serde_saphyr::options! { emit_comments: false }
+}
+
 /// Parses one YAML document.
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, serde_saphyr::Error> {
-    serde_saphyr::from_str(text)
+    serde_saphyr::from_str_with_options(text, options())
 }
 
 /// Parses every document of a multi-document YAML stream.
 pub fn from_str_multi<T: DeserializeOwned>(text: &str) -> Result<Vec<T>, serde_saphyr::Error> {
-    serde_saphyr::from_multiple(text)
+    serde_saphyr::from_multiple_with_options(text, options())
 }
 
 /// Serialises a value as block-style YAML.
@@ -30,41 +37,43 @@ pub fn from_str_large<T: DeserializeOwned>(text: &str) -> Result<T, serde_saphyr
     budget.max_events = 100_000_000;
     budget.max_nodes = 50_000_000;
     budget.max_total_scalar_bytes = 512 * 1024 * 1024;
-    let options = serde_saphyr::options! { budget: Some(budget) };
+    let mut options = options();
+    options.budget = Some(budget);
     serde_saphyr::from_str_with_options(text, options)
 }
 
 /// Parses values as Helm's YAML library (YAML 1.1) reads them: `yes`/`no`/`on`/`off` are
 /// booleans and `0644` is an octal number.
 pub fn from_str_yaml11<T: DeserializeOwned>(text: &str) -> Result<T, serde_saphyr::Error> {
-    let options = serde_saphyr::options! { legacy_octal_numbers: true };
-    serde_saphyr::from_str_with_options(text, options)
+    serde_saphyr::from_str_with_options(text, yaml11())
+}
+
+fn yaml11() -> serde_saphyr::Options {
+    let mut options = options();
+    options.legacy_octal_numbers = true;
+    options
 }
 
 /// Every document of a stream, read as [`from_str_yaml11`] reads one.
 pub fn from_str_multi_yaml11<T: DeserializeOwned>(
     text: &str,
 ) -> Result<Vec<T>, serde_saphyr::Error> {
-    let options = serde_saphyr::options! { legacy_octal_numbers: true };
-    serde_saphyr::from_multiple_with_options(text, options)
+    serde_saphyr::from_multiple_with_options(text, yaml11())
 }
 
 /// Parses one document as Go programs built on sigs.k8s.io/yaml (go-yaml v2) read their
 /// configuration, the helm-operator's watches.yaml for one: YAML 1.1 scalars and the last of
 /// repeated keys wins.
 pub fn from_str_go<T: DeserializeOwned>(text: &str) -> Result<T, serde_saphyr::Error> {
-    let options = serde_saphyr::options! {
-        legacy_octal_numbers: true,
-        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
-    };
+    let mut options = yaml11();
+    options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::LastWins;
     serde_saphyr::from_str_with_options(text, options)
 }
 
 /// Parses one document as Helm's YAML reader (go-yaml v2 through sigs.k8s.io/yaml) does with
 /// repeated keys: the last one wins. The strict default would refuse charts Helm loads.
 pub fn from_str_last_key_wins<T: DeserializeOwned>(text: &str) -> Result<T, serde_saphyr::Error> {
-    let options = serde_saphyr::options! {
-        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
-    };
+    let mut options = options();
+    options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::LastWins;
     serde_saphyr::from_str_with_options(text, options)
 }
