@@ -124,9 +124,9 @@ fn check_subcharts(
 }
 
 fn check_values(file: &str, text: &str) -> Result<(), Refusal> {
-    match crate::yaml::from_str_last_key_wins::<ValuesShape>(text) {
-        Ok(ValuesShape::Mapping) => Ok(()),
-        Ok(ValuesShape::Other) => Err(Refusal {
+    match crate::yaml::from_str_last_key_wins::<Shape>(text) {
+        Ok(Shape::Mapping | Shape::Null) => Ok(()),
+        Ok(Shape::Other) => Err(Refusal {
             file: file.to_string(),
             line: None,
             text: None,
@@ -138,140 +138,74 @@ fn check_values(file: &str, text: &str) -> Result<(), Refusal> {
     }
 }
 
-/// What `values.yaml` holds at its top level, read the way a `serde_json::Value` is read (every
-/// key a string, every alias resolved) without building it: the check only needs to know that
-/// the values load, and building them was half of its cost on large charts (100 KB for redis).
-enum ValuesShape {
-    /// A mapping, or nothing at all (an empty file loads as no values).
+/// What a YAML value is, read the way a `serde_json::Value` is read (every key a string, every
+/// alias resolved) without building it: the check only needs to know that the values load and
+/// what their top level is, and building them was half of its cost on large charts (100 KB of
+/// values for redis).
+enum Shape {
     Mapping,
+    /// Nothing at all: an empty file loads as no values.
+    Null,
     Other,
 }
 
-impl<'de> serde::Deserialize<'de> for ValuesShape {
+impl<'de> serde::Deserialize<'de> for Shape {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct TopLevel;
-        impl<'de> serde::de::Visitor<'de> for TopLevel {
-            type Value = ValuesShape;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a mapping of keys to values")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<ValuesShape, A::Error> {
-                AnyValue::drain_map(map).map(|_| ValuesShape::Mapping)
-            }
-            fn visit_unit<E>(self) -> Result<ValuesShape, E> {
-                Ok(ValuesShape::Mapping)
-            }
-            fn visit_none<E>(self) -> Result<ValuesShape, E> {
-                Ok(ValuesShape::Mapping)
-            }
-            fn visit_some<D: serde::Deserializer<'de>>(
-                self,
-                inner: D,
-            ) -> Result<ValuesShape, D::Error> {
-                inner.deserialize_any(self)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> Result<ValuesShape, A::Error> {
-                AnyValue::drain_seq(seq).map(|_| ValuesShape::Other)
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<ValuesShape, E> {
-                Ok(ValuesShape::Other)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<ValuesShape, E> {
-                Ok(ValuesShape::Other)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<ValuesShape, E> {
-                Ok(ValuesShape::Other)
-            }
-            fn visit_i128<E>(self, _: i128) -> Result<ValuesShape, E> {
-                Ok(ValuesShape::Other)
-            }
-            fn visit_u128<E>(self, _: u128) -> Result<ValuesShape, E> {
-                Ok(ValuesShape::Other)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<ValuesShape, E> {
-                Ok(ValuesShape::Other)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<ValuesShape, E> {
-                Ok(ValuesShape::Other)
-            }
-        }
-        deserializer.deserialize_any(TopLevel)
+        deserializer.deserialize_any(ShapeVisitor)
     }
 }
 
-/// Any value below the top level, accepted as `serde_json::Value` accepts it and dropped.
-struct AnyValue;
+struct ShapeVisitor;
 
-impl AnyValue {
-    fn drain_map<'de, A: serde::de::MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+/// Visit methods that take a scalar as [`Shape::Other`].
+macro_rules! scalars_are_other {
+    ($($visit:ident: $ty:ty),*) => {
+        $(fn $visit<E>(self, _: $ty) -> Result<Shape, E> {
+            Ok(Shape::Other)
+        })*
+    };
+}
+
+impl<'de> serde::de::Visitor<'de> for ShapeVisitor {
+    type Value = Shape;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any value")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
         while map.next_key::<StringKey>()?.is_some() {
-            map.next_value::<AnyValue>()?;
+            map.next_value::<Shape>()?;
         }
-        Ok(())
+        Ok(Shape::Mapping)
     }
 
-    fn drain_seq<'de, A: serde::de::SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element::<AnyValue>()?.is_some() {}
-        Ok(())
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
+        while seq.next_element::<Shape>()?.is_some() {}
+        Ok(Shape::Other)
     }
-}
 
-impl<'de> serde::Deserialize<'de> for AnyValue {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Any;
-        impl<'de> serde::de::Visitor<'de> for Any {
-            type Value = AnyValue;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("any value")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<AnyValue, A::Error> {
-                AnyValue::drain_map(map).map(|_| AnyValue)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<AnyValue, A::Error> {
-                AnyValue::drain_seq(seq).map(|_| AnyValue)
-            }
-            fn visit_some<D: serde::Deserializer<'de>>(
-                self,
-                inner: D,
-            ) -> Result<AnyValue, D::Error> {
-                inner.deserialize_any(self)
-            }
-            fn visit_unit<E>(self) -> Result<AnyValue, E> {
-                Ok(AnyValue)
-            }
-            fn visit_none<E>(self) -> Result<AnyValue, E> {
-                Ok(AnyValue)
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<AnyValue, E> {
-                Ok(AnyValue)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<AnyValue, E> {
-                Ok(AnyValue)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<AnyValue, E> {
-                Ok(AnyValue)
-            }
-            fn visit_i128<E>(self, _: i128) -> Result<AnyValue, E> {
-                Ok(AnyValue)
-            }
-            fn visit_u128<E>(self, _: u128) -> Result<AnyValue, E> {
-                Ok(AnyValue)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<AnyValue, E> {
-                Ok(AnyValue)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<AnyValue, E> {
-                Ok(AnyValue)
-            }
-        }
-        deserializer.deserialize_any(Any)
+    fn visit_some<D: serde::Deserializer<'de>>(self, inner: D) -> Result<Shape, D::Error> {
+        inner.deserialize_any(self)
     }
+
+    fn visit_unit<E>(self) -> Result<Shape, E> {
+        Ok(Shape::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Shape, E> {
+        Ok(Shape::Null)
+    }
+
+    scalars_are_other!(
+        visit_bool: bool,
+        visit_i64: i64,
+        visit_u64: u64,
+        visit_i128: i128,
+        visit_u128: u128,
+        visit_f64: f64,
+        visit_str: &str
+    );
 }
 
 /// A mapping key, which must be read as a string as `serde_json::Value`'s keys are.
@@ -280,7 +214,7 @@ struct StringKey;
 impl<'de> serde::Deserialize<'de> for StringKey {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Key;
-        impl<'de> serde::de::Visitor<'de> for Key {
+        impl serde::de::Visitor<'_> for Key {
             type Value = StringKey;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a string key")
@@ -583,9 +517,9 @@ mod tests {
             Ok(_) => Ok(false),
             Err(e) => Err(e.to_string()),
         };
-        let shape = |text: &str| match crate::yaml::from_str_last_key_wins::<ValuesShape>(text) {
-            Ok(ValuesShape::Mapping) => Ok(true),
-            Ok(ValuesShape::Other) => Ok(false),
+        let shape = |text: &str| match crate::yaml::from_str_last_key_wins::<Shape>(text) {
+            Ok(Shape::Mapping | Shape::Null) => Ok(true),
+            Ok(Shape::Other) => Ok(false),
             Err(e) => Err(e.to_string()),
         };
         let mut cases: Vec<String> = [
