@@ -341,7 +341,7 @@ impl<'a> Scanner<'a> {
         let paths: Vec<Vec<String>> = metadata
             .iter()
             .flat_map(|line| template::actions(line))
-            .flat_map(|action| values_paths(&action.body))
+            .flat_map(|action| values_paths(action.body))
             .collect();
         if paths.is_empty() {
             return false;

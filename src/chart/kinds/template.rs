@@ -7,16 +7,16 @@
 
 /// One `{{ ... }}` action of a template.
 #[derive(Debug, Clone)]
-pub(crate) struct Action {
+pub(crate) struct Action<'t> {
     /// Byte offset of `{{`.
     pub start: usize,
     /// Byte offset just past `}}` (or the end of the text when the action is unterminated).
     pub end: usize,
     /// What is between the delimiters, without trim markers, trimmed.
-    pub body: String,
+    pub body: &'t str,
 }
 
-impl Action {
+impl Action<'_> {
     /// The first word of the action: `if`, `end`, `include`, `.Values.x`, `$var`...
     pub fn keyword(&self) -> &str {
         if self.is_comment() {
@@ -83,7 +83,7 @@ impl Action {
         if self.is_control() || self.included_template().is_some() {
             return false;
         }
-        let body = self.body.as_str();
+        let body = self.body;
         ["toYaml", "toJson", "toPrettyJson", "tpl ", ".Files."]
             .iter()
             .any(|f| body.contains(f))
@@ -93,7 +93,7 @@ impl Action {
 
     /// String literals in the action, in order, except template names after include/template.
     pub fn string_literals(&self) -> Vec<String> {
-        let body = self.body.as_str();
+        let body = self.body;
         let mut out = Vec::new();
         let mut skip_next = false;
         let mut word = String::new();
@@ -179,7 +179,7 @@ fn first_string_literal(text: &str) -> Option<String> {
 }
 
 /// Every action of a template, in order. Strings inside actions may contain `}}`.
-pub(crate) fn actions(text: &str) -> Vec<Action> {
+pub(crate) fn actions(text: &str) -> Vec<Action<'_>> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -218,7 +218,7 @@ pub(crate) fn actions(text: &str) -> Vec<Action> {
         out.push(Action {
             start,
             end,
-            body: inner.trim().to_string(),
+            body: inner.trim(),
         });
         i = end;
     }
@@ -445,8 +445,8 @@ pub(crate) struct LookupCall {
 }
 
 /// Every `lookup` call in an action.
-pub(crate) fn lookup_calls(action: &Action) -> Vec<LookupCall> {
-    let body = action.body.as_str();
+pub(crate) fn lookup_calls(action: &Action<'_>) -> Vec<LookupCall> {
+    let body = action.body;
     let mut out = Vec::new();
     let mut search = 0;
     while let Some(found) = body[search..].find("lookup") {
