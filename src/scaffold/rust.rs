@@ -144,12 +144,8 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
     context.insert("cluster_scoped", &false);
     common::add_shared_files(&mut plan, &context)?;
 
-    for (path, bytes) in registry_files(&project.name, &apis)?.iter() {
-        plan.add(path.clone(), bytes.bytes.clone());
-    }
-    for (path, bytes) in api_files(&project.name, &apis[0])?.iter() {
-        plan.add(path.clone(), bytes.bytes.clone());
-    }
+    plan.extend(registry_files(&project.name, &apis)?);
+    plan.extend(api_files(&project.name, &apis[0])?);
     Ok(plan)
 }
 
