@@ -1,4 +1,4 @@
-//! The one YAML crate of the project (serde-saphyr), behind two functions so that every module
+//! The one YAML crate of the project (serde-saphyr), behind these functions so that every module
 //! reads and writes YAML the same way.
 
 use serde::Serialize;
