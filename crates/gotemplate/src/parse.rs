@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::error::Error;
 use crate::exec::{STACK_RED_ZONE, STACK_SEGMENT};
-use crate::lex::{Item, Tok, lex};
+use crate::lex::{Item, Items, Tok};
 
 /// One parsed template (Go's `*parse.Tree`).
 #[derive(Debug)]
@@ -325,10 +325,10 @@ pub(crate) fn parse(
     has_func: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<Tree>, Error> {
     // The text is kept once, shared by the trees (for error locations) and their text nodes.
-    let items = lex(&text, !has_func("break"), !has_func("continue"));
+    let items = Items::new(&text, !has_func("break"), !has_func("continue"));
     let mut p = Parser {
         items,
-        next_index: 0,
+        last: None,
         token: Vec::new(),
         last_line_pos: 0,
         vars: vec!["$".to_string()],
@@ -354,8 +354,9 @@ pub(crate) fn parse(
 }
 
 struct Parser<'a> {
-    items: Vec<Item<'a>>,
-    next_index: usize,
+    items: Items<'a>,
+    /// The item that ended the text (`Eof` or `Error`), read again past the end.
+    last: Option<Item<'a>>,
     /// Pushed-back tokens, the last one is read first.
     token: Vec<Item<'a>>,
     /// A position on the line of the last token read, for error messages.
@@ -422,12 +423,14 @@ impl<'a> Parser<'a> {
         if let Some(t) = self.token.pop() {
             return t;
         }
-        let item = match self.items.get(self.next_index) {
+        let item = match self.items.next() {
             Some(i) => {
-                self.next_index += 1;
-                i.clone()
+                if matches!(i.tok, Tok::Eof | Tok::Error) {
+                    self.last = Some(i.clone());
+                }
+                i
             }
-            None => self.items.last().cloned().unwrap_or(Item {
+            None => self.last.clone().unwrap_or(Item {
                 tok: Tok::Eof,
                 pos: self.text.len(),
                 val: "".into(),
