@@ -11,7 +11,7 @@ use thiserror::Error;
 
 use super::capabilities::Capabilities;
 use super::funcs::{self, ERR_END, ERR_START, Host, Lookup};
-use super::go_json::to_engine;
+use super::go_json::map_to_engine;
 use super::objects::{CapabilitiesObject, Files};
 use super::tree::{ChartNode, File, ParseCache};
 use super::values::Values;
@@ -77,10 +77,7 @@ pub fn render(
 ) -> Result<BTreeMap<String, String>, RenderError> {
     // Helm's top-level data and every chart's `.Values` are of its named map type.
     let top = Map::new().as_named(VALUES_TYPE);
-    top.insert(
-        "Values",
-        named_values(to_engine(&serde_json::Value::Object(values.clone()))),
-    );
+    top.insert("Values", named_values(map_to_engine(values)));
     let mut templates = BTreeMap::new();
     let release = release.object();
     let capabilities = Value::Object(Arc::new(CapabilitiesObject {
@@ -140,7 +137,7 @@ fn collect<'c>(
 ) -> Map {
     let is_root = parent.is_none();
     let full_path = full_path(chart, parent.map(|(path, _)| path));
-    let chart_object = to_engine(&serde_json::Value::Object(chart.chart_object(is_root)));
+    let chart_object = map_to_engine(&chart.chart_object(is_root));
     let files: BTreeMap<String, Arc<[u8]>> = chart
         .files
         .iter()

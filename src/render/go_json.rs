@@ -18,12 +18,18 @@ pub fn to_engine(value: &serde_json::Value) -> Value {
         },
         serde_json::Value::String(s) => Value::String(s.clone()),
         serde_json::Value::Array(items) => Value::list(items.iter().map(to_engine).collect()),
-        serde_json::Value::Object(map) => Value::Map(
-            map.iter()
-                .map(|(k, v)| (k.clone(), to_engine(v)))
-                .collect::<Map>(),
-        ),
+        serde_json::Value::Object(map) => map_to_engine(map),
     }
+}
+
+/// A values map as the engine's map value: [`to_engine`] of the map, without first wrapping a
+/// copy of it in a JSON value.
+pub fn map_to_engine(map: &serde_json::Map<String, serde_json::Value>) -> Value {
+    Value::Map(
+        map.iter()
+            .map(|(k, v)| (k.clone(), to_engine(v)))
+            .collect::<Map>(),
+    )
 }
 
 /// An engine value as a values tree (host objects by their value, else null).

@@ -105,7 +105,12 @@ fn render_templates_watching(
     let mut warnings = Warnings::default();
     let mut chart = chart.clone();
     dependencies::process(&mut chart, user, &mut warnings);
-    let values = values::coalesce_values(&chart, user, &mut warnings);
+    // One JSON object, which the schema check reads whole and the render as a map: a large
+    // chart's values are not copied for either.
+    let values = serde_json::Value::Object(values::coalesce_values(&chart, user, &mut warnings));
+    let values_map = values
+        .as_object()
+        .expect("the coalesced values were made a map above");
     let checked_and_rendered = || -> Result<BTreeMap<String, String>, ReleaseError> {
         check_kube_version(&chart, &options.capabilities)?;
         if let Some(w) = watch.as_deref_mut()
@@ -115,7 +120,7 @@ fn render_templates_watching(
         }
         Ok(engine::render(
             &chart,
-            &values,
+            values_map,
             &options.release,
             &options.capabilities,
             options.lookup.clone(),
@@ -138,6 +143,9 @@ fn render_templates_watching(
         });
         schema.map_err(ReleaseError::Schema)?;
         templates?
+    };
+    let serde_json::Value::Object(values) = values else {
+        unreachable!("the coalesced values were made a map above")
     };
     Ok(Outputs {
         chart,

@@ -9,11 +9,12 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
 use super::tree::ChartNode;
-use super::values::Values;
 
-/// Checks `values` against the chart's schema and each enabled subchart's against its own;
-/// the error lists every failing chart with its messages.
-pub fn validate(chart: &ChartNode, values: &Values) -> Result<(), String> {
+/// Checks `values` (the coalesced values, a JSON object: a validator reads a JSON value, and
+/// wrapping a copy of a large chart's values cost a deep clone per check) against the chart's
+/// schema and each enabled subchart's against its own; the error lists every failing chart
+/// with its messages.
+pub fn validate(chart: &ChartNode, values: &Value) -> Result<(), String> {
     let mut report = String::new();
     collect(chart, values, &mut report);
     if report.is_empty() {
@@ -23,7 +24,7 @@ pub fn validate(chart: &ChartNode, values: &Values) -> Result<(), String> {
     }
 }
 
-fn collect(chart: &ChartNode, values: &Values, report: &mut String) {
+fn collect(chart: &ChartNode, values: &Value, report: &mut String) {
     if let Some(schema) = &chart.schema
         && let Err(message) = validate_one(schema, values)
     {
@@ -32,7 +33,7 @@ fn collect(chart: &ChartNode, values: &Values, report: &mut String) {
     for sub in &chart.dependencies {
         match values.get(sub.name()) {
             None | Some(Value::Null) => {}
-            Some(Value::Object(map)) => collect(sub, map, report),
+            Some(sub_values @ Value::Object(_)) => collect(sub, sub_values, report),
             Some(other) => report.push_str(&format!(
                 "{}:\ninvalid type for values: expected object (map), got {}\n",
                 sub.name(),
@@ -93,11 +94,10 @@ impl fmt::Debug for Schema {
     }
 }
 
-fn validate_one(schema: &Schema, values: &Values) -> Result<(), String> {
+fn validate_one(schema: &Schema, values: &Value) -> Result<(), String> {
     let validator = schema.validator()?;
-    let instance = Value::Object(values.clone());
     let lines: Vec<String> = validator
-        .iter_errors(&instance)
+        .iter_errors(values)
         .map(|e| {
             let at = e.instance_path().to_string();
             format!(
@@ -201,7 +201,7 @@ mod tests {
     #[test]
     fn messages_follow_helms_validator() {
         let schema = br#"{"type":"object","required":["must"],"properties":{"n":{"type":"integer","minimum":3},"e":{"enum":["a","b"]}}}"#;
-        let values = crate::render::values::from_yaml("n: x\ne: z\n").unwrap();
+        let values = Value::Object(crate::render::values::from_yaml("n: x\ne: z\n").unwrap());
         let err = validate_one(&Schema::new(schema), &values).unwrap_err();
         assert!(err.contains("- at '': missing property 'must'"), "{err}");
         assert!(err.contains("- at '/n': got string, want integer"), "{err}");
@@ -209,7 +209,7 @@ mod tests {
             err.contains("- at '/e': value must be one of 'a', 'b'"),
             "{err}"
         );
-        let values = crate::render::values::from_yaml("must: 1\nn: 2\n").unwrap();
+        let values = Value::Object(crate::render::values::from_yaml("must: 1\nn: 2\n").unwrap());
         assert_eq!(
             validate_one(&Schema::new(schema), &values).unwrap_err(),
             "- at '/n': minimum: got 2, want 3\n"
