@@ -391,6 +391,14 @@ fn line_of(text: &str, pos: usize) -> usize {
     1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..pos.min(text.len())]).count()
 }
 
+/// The dot-separated names of a field or variable chain, in a list of exactly their number (a
+/// collected list reserves room for four).
+fn chain_parts(chain: &str) -> Vec<String> {
+    let mut parts = Vec::with_capacity(1 + memchr::memchr_iter(b'.', chain.as_bytes()).count());
+    parts.extend(chain.split('.').map(str::to_string));
+    parts
+}
+
 /// The bytes of text nodes in `list` and the lists nested in it (without recursion: lists nest
 /// as deep as [`MAX_BLOCK_DEPTH`]).
 fn text_size(list: &List) -> usize {
@@ -591,7 +599,10 @@ impl<'a> Parser<'a> {
         while self.peek_non_space().tok != Tok::Eof {
             match self.text_or_action()? {
                 Parsed::Node(n) => list.nodes.push(n),
-                other => return Ok((list, other)),
+                other => {
+                    list.nodes.shrink_to_fit();
+                    return Ok((list, other));
+                }
             }
         }
         let t = self.peek_non_space();
@@ -829,6 +840,10 @@ impl<'a> Parser<'a> {
             match t.tok {
                 Tok::RightDelim | Tok::RightParen => {
                     self.check_pipeline(&pipe, context)?;
+                    // A list grown by pushes keeps room for four or more, and a chart holds
+                    // thousands of pipelines of one or two commands of one to three arguments:
+                    // trimming them spares new on redis ~280 of ~3,580 page faults.
+                    pipe.cmds.shrink_to_fit();
                     if t.tok == Tok::RightParen {
                         self.backup(t);
                     }
@@ -915,6 +930,7 @@ impl<'a> Parser<'a> {
         if cmd.args.is_empty() {
             return Err(self.errorf("empty command".into()));
         }
+        cmd.args.shrink_to_fit();
         Ok(cmd)
     }
 
@@ -983,7 +999,7 @@ impl<'a> Parser<'a> {
             Tok::Dot => Arg::Dot { pos: t.pos },
             Tok::Nil => Arg::Nil { pos: t.pos },
             Tok::Variable => {
-                let idents: Vec<String> = t.val.split('.').map(str::to_string).collect();
+                let idents = chain_parts(&t.val);
                 if !self.vars.iter().any(|v| *v == idents[0]) {
                     return Err(self.errorf(format!(
                         "undefined variable {}",
@@ -994,7 +1010,7 @@ impl<'a> Parser<'a> {
             }
             Tok::Field => Arg::Field {
                 pos: t.pos,
-                idents: t.val[1..].split('.').map(str::to_string).collect(),
+                idents: chain_parts(&t.val[1..]),
             },
             Tok::Bool => Arg::Bool {
                 pos: t.pos,
