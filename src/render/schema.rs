@@ -64,9 +64,10 @@ pub struct Schema {
 }
 
 impl Schema {
-    pub fn new(bytes: &[u8]) -> Schema {
+    /// The schema in `bytes`, shared with the chart's file rather than copied.
+    pub fn new(bytes: Arc<[u8]>) -> Schema {
         Schema {
-            bytes: bytes.into(),
+            bytes,
             compiled: Arc::default(),
         }
     }
@@ -202,7 +203,7 @@ mod tests {
     fn messages_follow_helms_validator() {
         let schema = br#"{"type":"object","required":["must"],"properties":{"n":{"type":"integer","minimum":3},"e":{"enum":["a","b"]}}}"#;
         let values = Value::Object(crate::render::values::from_yaml("n: x\ne: z\n").unwrap());
-        let err = validate_one(&Schema::new(schema), &values).unwrap_err();
+        let err = validate_one(&Schema::new(Arc::from(&schema[..])), &values).unwrap_err();
         assert!(err.contains("- at '': missing property 'must'"), "{err}");
         assert!(err.contains("- at '/n': got string, want integer"), "{err}");
         assert!(
@@ -211,7 +212,7 @@ mod tests {
         );
         let values = Value::Object(crate::render::values::from_yaml("must: 1\nn: 2\n").unwrap());
         assert_eq!(
-            validate_one(&Schema::new(schema), &values).unwrap_err(),
+            validate_one(&Schema::new(Arc::from(&schema[..])), &values).unwrap_err(),
             "- at '/n': minimum: got 2, want 3\n"
         );
     }

@@ -449,7 +449,7 @@ fn load_files(
                     data: data.data,
                 }),
             },
-            "values.schema.json" => node.schema = Some(Schema::new(&data)),
+            "values.schema.json" => node.schema = Some(Schema::new(data.data)),
             "requirements.yaml" => {
                 let reqs: Requirements =
                     crate::yaml::from_str(&crate::text::lossy(&data)).unwrap_or_default();
