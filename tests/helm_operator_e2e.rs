@@ -18,21 +18,24 @@ use base64::Engine;
 use operator_rs::helm_runtime::stored_release::{self, Release};
 use serde_json::Value;
 use support::helm_oracle::{HelmOracle, HelmReleases, RenderRequest};
-use support::kube_server::KubeServer;
 use support::operator::{Running, wait_for};
+use support::project_on_server::{NAMESPACE, ProjectOnServer};
 
-const NAMESPACE: &str = "demo";
 const GROUP: &str = "charts.example.com";
 const PLURAL: &str = "helloworlds";
 const CR: &str = "hello-world-sample";
 /// Bounds every wait: a few requests to a server on this machine and one chart render.
 const DEADLINE: Duration = Duration::from_secs(60);
 
-struct Setup {
-    server: KubeServer,
-    home: tempfile::TempDir,
-    _work: tempfile::TempDir,
-    project: PathBuf,
+/// A project on the test server.
+struct Setup(ProjectOnServer);
+
+impl std::ops::Deref for Setup {
+    type Target = ProjectOnServer;
+
+    fn deref(&self) -> &ProjectOnServer {
+        &self.0
+    }
 }
 
 impl Setup {
@@ -43,45 +46,7 @@ impl Setup {
 
     /// A project made by `new` from the shared chart `chart`, with `new_args`.
     fn for_chart(chart: &str, new_args: &[&str]) -> Setup {
-        let server = KubeServer::start();
-        let work = tempfile::tempdir().unwrap();
-        let home = tempfile::tempdir().unwrap();
-        let project =
-            support::build_projects::generated_chart_project(work.path(), chart, new_args);
-        let setup = Setup {
-            server,
-            home,
-            _work: work,
-            project,
-        };
-        // kubectl create sends a protobuf Namespace, which the test server does not decode;
-        // apply sends JSON.
-        let namespace = setup.home.path().join("namespace.json");
-        let object = format!(
-            r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{NAMESPACE}"}}}}"#
-        );
-        std::fs::write(&namespace, object).unwrap();
-        setup.kubectl_ok(&["apply", "--server-side", "-f", namespace.to_str().unwrap()]);
-        setup
-    }
-
-    fn kubectl(&self, args: &[&str]) -> std::process::Output {
-        self.server
-            .kubectl(&self.home.path().join("kubectl-cache"))
-            .args(args)
-            .current_dir(&self.project)
-            .output()
-            .unwrap()
-    }
-
-    fn kubectl_ok(&self, args: &[&str]) -> String {
-        let output = self.kubectl(args);
-        assert!(
-            output.status.success(),
-            "kubectl {args:?} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout).into_owned()
+        Setup(ProjectOnServer::start(chart, new_args))
     }
 
     /// `kubectl apply` of `object`, written to a file of its own.
@@ -91,9 +56,7 @@ impl Setup {
             object["kind"].as_str().unwrap_or_default(),
             object["metadata"]["name"].as_str().unwrap_or_default()
         );
-        let file = self.home.path().join(name);
-        std::fs::write(&file, object.to_string()).unwrap();
-        self.kubectl_ok(&["apply", "-f", file.to_str().unwrap()]);
+        self.apply_file(&name, &object.to_string(), &[]);
     }
 
     /// `kubectl apply` of the HelloWorld resource [`CR`] with `spec`.
@@ -119,27 +82,6 @@ impl Setup {
             "-p",
             &patch,
         ]);
-    }
-
-    /// `operator-rs run` in the project against the test server.
-    fn run(&self, runtime_args: &[&str]) -> Running {
-        self.run_with_env(runtime_args, &[])
-    }
-
-    fn run_with_env(&self, runtime_args: &[&str], env: &[(&str, &str)]) -> Running {
-        let mut command = Command::new(assert_cmd::cargo::cargo_bin("operator-rs"));
-        command
-            .current_dir(&self.project)
-            .args(["run", "-n", NAMESPACE, "--kubeconfig"])
-            .arg(self.server.kubeconfig())
-            .arg("--")
-            .args(runtime_args)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.home.path())
-            .env("NO_COLOR", "1")
-            .envs(env.iter().copied());
-        Running::spawn("operator-rs run", &mut command)
     }
 
     fn object(&self, group: &str, plural: &str, name: &str) -> Option<Value> {
@@ -432,7 +374,7 @@ impl<'a> Flow<'a> {
     }
 
     fn run(&self, reconcile_period: &str) -> Running {
-        self.setup.run_with_env(
+        self.setup.run(
             &["--health-probe-bind-address=127.0.0.1:0", reconcile_period],
             self.case.env,
         )
@@ -915,7 +857,10 @@ fn is_kept(object: &Value) -> bool {
 #[test]
 fn a_release_that_cannot_install_is_reported_and_retried_until_the_spec_is_fixed() {
     let setup = Setup::new();
-    let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=0"]);
+    let run = setup.run(
+        &["--health-probe-bind-address=0", "--reconcile-period=0"],
+        &[],
+    );
     let logs = || run.logs();
     wait_for(
         "the runtime to watch HelloWorld",
@@ -992,7 +937,10 @@ fn a_missing_required_value_fails_the_install_with_helms_message_until_it_is_set
         .expect_err("Helm refuses the chart without greeting");
     assert!(helms.contains("greeting is required"), "{helms}");
 
-    let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=0"]);
+    let run = setup.run(
+        &["--health-probe-bind-address=0", "--reconcile-period=0"],
+        &[],
+    );
     let logs = || run.logs();
     wait_watching(&run, "HelloWorld");
     setup.apply_cr(serde_json::json!({}));
@@ -1067,7 +1015,10 @@ fn a_release_real_helm_installed_is_adopted_and_upgraded_by_the_running_operator
         "{by_helm:#}"
     );
 
-    let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=0"]);
+    let run = setup.run(
+        &["--health-probe-bind-address=0", "--reconcile-period=0"],
+        &[],
+    );
     let logs = || run.logs();
     wait_watching(&run, "HelloWorld");
     setup.apply_cr(serde_json::json!({"replicaCount": 3}));
@@ -1108,11 +1059,14 @@ fn override_values_apply_without_events_when_suppressed() {
         &format!("{chart_line}  overrideValues:\n    image.tag: \"1.27\"\n"),
     );
     std::fs::write(&watches, text).unwrap();
-    let run = setup.run(&[
-        "--health-probe-bind-address=0",
-        "--reconcile-period=0",
-        "--suppress-override-values",
-    ]);
+    let run = setup.run(
+        &[
+            "--health-probe-bind-address=0",
+            "--reconcile-period=0",
+            "--suppress-override-values",
+        ],
+        &[],
+    );
     let logs = || run.logs();
     wait_watching(&run, "HelloWorld");
     let cr_file = sample_cr(&setup.project);
@@ -1135,7 +1089,10 @@ fn override_values_apply_without_events_when_suppressed() {
 #[test]
 fn upgrade_force_replaces_the_objects_whole() {
     let setup = Setup::new();
-    let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=0"]);
+    let run = setup.run(
+        &["--health-probe-bind-address=0", "--reconcile-period=0"],
+        &[],
+    );
     let logs = || run.logs();
     wait_watching(&run, "HelloWorld");
     let cr_file = sample_cr(&setup.project);
@@ -1198,11 +1155,14 @@ fn upgrade_force_replaces_the_objects_whole() {
 #[test]
 fn a_leader_that_cannot_renew_its_lease_stops_at_once() {
     let setup = Setup::new();
-    let run = setup.run(&[
-        "--health-probe-bind-address=0",
-        "--leader-elect",
-        "--leader-election-id=hello-leader",
-    ]);
+    let run = setup.run(
+        &[
+            "--health-probe-bind-address=0",
+            "--leader-elect",
+            "--leader-election-id=hello-leader",
+        ],
+        &[],
+    );
     let logs = || run.logs();
     let holder = wait_for(
         "the runtime to hold the Lease",
@@ -1244,7 +1204,10 @@ fn a_leader_that_cannot_renew_its_lease_stops_at_once() {
 #[test]
 fn uninstall_wait_keeps_the_resource_until_the_releases_objects_are_gone() {
     let setup = Setup::new();
-    let run = setup.run(&["--health-probe-bind-address=0", "--reconcile-period=1s"]);
+    let run = setup.run(
+        &["--health-probe-bind-address=0", "--reconcile-period=1s"],
+        &[],
+    );
     let logs = || run.logs();
     let file = setup.home.path().join("waiting.json");
     let object = format!(
@@ -1373,11 +1336,14 @@ fn figures() {
     }
 
     let setup = Setup::new();
-    let run = setup.run(&[
-        "--health-probe-bind-address=0",
-        "--metrics-bind-address=127.0.0.1:0",
-        "--reconcile-period=0",
-    ]);
+    let run = setup.run(
+        &[
+            "--health-probe-bind-address=0",
+            "--metrics-bind-address=127.0.0.1:0",
+            "--reconcile-period=0",
+        ],
+        &[],
+    );
     let logs = || run.logs();
     wait_for(
         "the runtime to watch HelloWorld",

@@ -10,14 +10,12 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use support::kube_server::KubeServer;
-use support::operator::{Running, wait_for};
+use support::operator::wait_for;
+use support::project_on_server::{NAMESPACE, ProjectOnServer};
 
-const NAMESPACE: &str = "demo";
 const GROUP: &str = "charts.example.com";
 const PLURAL: &str = "helloworlds";
 const CONTROLLER: &str = "helloworld-controller";
@@ -25,64 +23,30 @@ const CONTROLLER: &str = "helloworld-controller";
 const LEASE: &str = "hello-world-operator";
 const DEADLINE: Duration = Duration::from_secs(60);
 
-struct Setup {
-    server: KubeServer,
-    home: tempfile::TempDir,
-    _work: tempfile::TempDir,
-    project: PathBuf,
+/// The hello-world project on the test server.
+struct Setup(ProjectOnServer);
+
+impl std::ops::Deref for Setup {
+    type Target = ProjectOnServer;
+
+    fn deref(&self) -> &ProjectOnServer {
+        &self.0
+    }
 }
 
 impl Setup {
     fn new() -> Setup {
-        let server = KubeServer::start();
-        let work = tempfile::tempdir().unwrap();
-        let home = tempfile::tempdir().unwrap();
-        let project = support::build_projects::generated_helm_project(work.path());
-        let setup = Setup {
-            server,
-            home,
-            _work: work,
-            project,
-        };
-        // JSON, which the test server decodes (kubectl create would send protobuf).
-        setup.apply(
-            "namespace",
-            &format!(
-                r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{NAMESPACE}"}}}}"#
-            ),
-        );
-        setup
-    }
-
-    fn kubectl_ok(&self, args: &[&str]) -> String {
-        let output = self
-            .server
-            .kubectl(&self.home.path().join("kubectl-cache"))
-            .args(args)
-            .current_dir(&self.project)
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "kubectl {args:?} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    fn apply(&self, name: &str, json: &str) {
-        let file = self.home.path().join(format!("{name}.json"));
-        std::fs::write(&file, json).unwrap();
-        self.kubectl_ok(&["apply", "--server-side", "-f", file.to_str().unwrap()]);
+        Setup(ProjectOnServer::start("hello-world", &[]))
     }
 
     /// A HelloWorld named `name`, with `annotations` (a JSON object).
     fn create_cr(&self, name: &str, annotations: &str) {
-        self.apply(
-            name,
+        self.apply_file(
+            &format!("{name}.json"),
             &format!(
                 r#"{{"apiVersion":"{GROUP}/v1alpha1","kind":"HelloWorld","metadata":{{"name":"{name}","namespace":"{NAMESPACE}","annotations":{annotations}}},"spec":{{}}}}"#
             ),
+            &["--server-side"],
         );
     }
 
@@ -93,21 +57,6 @@ impl Setup {
             .iter()
             .find(|c| c["type"] == type_)
             .cloned()
-    }
-
-    fn run(&self, runtime_args: &[&str]) -> Running {
-        let mut command = Command::new(assert_cmd::cargo::cargo_bin("operator-rs"));
-        command
-            .current_dir(&self.project)
-            .args(["run", "-n", NAMESPACE, "--kubeconfig"])
-            .arg(self.server.kubeconfig())
-            .arg("--")
-            .args(runtime_args)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.home.path())
-            .env("NO_COLOR", "1");
-        Running::spawn("operator-rs run", &mut command)
     }
 }
 
@@ -230,13 +179,16 @@ impl Scrape {
 #[test]
 fn metrics_count_the_reconciles_and_the_leadership() {
     let setup = Setup::new();
-    let run = setup.run(&[
-        "--health-probe-bind-address=0",
-        "--metrics-bind-address=127.0.0.1:0",
-        "--reconcile-period=0",
-        "--max-concurrent-reconciles=2",
-        "--leader-elect",
-    ]);
+    let run = setup.run(
+        &[
+            "--health-probe-bind-address=0",
+            "--metrics-bind-address=127.0.0.1:0",
+            "--reconcile-period=0",
+            "--max-concurrent-reconciles=2",
+            "--leader-elect",
+        ],
+        &[],
+    );
     let logs = || run.logs();
     let address = wait_for(
         "the metrics address",

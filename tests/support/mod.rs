@@ -15,6 +15,7 @@ pub mod oci_push;
 pub mod openapi;
 pub mod operator;
 pub mod project;
+pub mod project_on_server;
 pub mod registry;
 pub mod terminal;
 pub mod tls_proxy;
