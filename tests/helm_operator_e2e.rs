@@ -27,16 +27,8 @@ const CR: &str = "hello-world-sample";
 /// Bounds every wait: a few requests to a server on this machine and one chart render.
 const DEADLINE: Duration = Duration::from_secs(60);
 
-/// A project on the test server.
-struct Setup(ProjectOnServer);
-
-impl std::ops::Deref for Setup {
-    type Target = ProjectOnServer;
-
-    fn deref(&self) -> &ProjectOnServer {
-        &self.0
-    }
-}
+/// A project on the test server, with this test's helpers.
+type Setup = ProjectOnServer;
 
 impl Setup {
     /// The hello-world project.
@@ -46,7 +38,7 @@ impl Setup {
 
     /// A project made by `new` from the shared chart `chart`, with `new_args`.
     fn for_chart(chart: &str, new_args: &[&str]) -> Setup {
-        Setup(ProjectOnServer::start(chart, new_args))
+        ProjectOnServer::start(chart, new_args)
     }
 
     /// `kubectl apply` of `object`, written to a file of its own.

@@ -23,20 +23,12 @@ const CONTROLLER: &str = "helloworld-controller";
 const LEASE: &str = "hello-world-operator";
 const DEADLINE: Duration = Duration::from_secs(60);
 
-/// The hello-world project on the test server.
-struct Setup(ProjectOnServer);
-
-impl std::ops::Deref for Setup {
-    type Target = ProjectOnServer;
-
-    fn deref(&self) -> &ProjectOnServer {
-        &self.0
-    }
-}
+/// The hello-world project on the test server, with this test's helpers.
+type Setup = ProjectOnServer;
 
 impl Setup {
     fn new() -> Setup {
-        Setup(ProjectOnServer::start("hello-world", &[]))
+        ProjectOnServer::start("hello-world", &[])
     }
 
     /// A HelloWorld named `name`, with `annotations` (a JSON object).
