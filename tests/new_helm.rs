@@ -372,6 +372,37 @@ fn a_subchart_helm_cannot_load_is_refused() {
     );
 }
 
+/// A values.yaml that Helm cannot load stops the operator too (exit 2, nothing written), with
+/// the file and the reason; real Helm agrees. The check of the top chart's values runs beside
+/// the reading of the chart, so this holds that path to the same verdicts.
+#[test]
+fn values_helm_cannot_load_are_refused() {
+    let cases: &[(&str, &[&str])] = &[
+        ("- a\n- b\n", &["values.yaml must be a mapping"]),
+        ("just text\n", &["values.yaml must be a mapping"]),
+        ("image:\n  tag: [1.0\n", &["not valid YAML", "line"]),
+    ];
+    for (values, fragments) in cases {
+        let chart = |dir: &Path| {
+            bad_chart(dir, "apiVersion: v2\nname: bad\nversion: 1.0.0\n");
+            std::fs::write(dir.join("bad/values.yaml"), values).unwrap();
+        };
+        let mut expected = vec!["bad/values.yaml", "crash-loop"];
+        expected.extend_from_slice(fragments);
+        assert_refused(
+            &["new", "--type=helm", "--kind=Bad", "--helm-chart=./bad"],
+            chart,
+            2,
+            &expected,
+        );
+        let work = tempfile::tempdir().unwrap();
+        chart(work.path());
+        if let Some(verdict) = support::helm::verdict(&work.path().join("bad")) {
+            assert!(!verdict.clean(), "real Helm accepts values:\n{values}");
+        }
+    }
+}
+
 /// The starter chart runs under the restricted Pod Security Standard: real Helm renders it,
 /// and every container listens above 1024 and runs as a non-root user.
 #[test]

@@ -45,10 +45,40 @@ const MAX_DEPTH: usize = 10;
 
 /// Checks a chart held as its files (relative path -> bytes), subcharts included.
 pub fn check(files: &BTreeMap<String, Vec<u8>>) -> Result<(), Refusal> {
-    check_at(files, "", 0)
+    check_at(files, "", 0, None)
 }
 
-fn check_at(files: &BTreeMap<String, Vec<u8>>, prefix: &str, depth: usize) -> Result<(), Refusal> {
+/// [`check`], with the verdict on the top chart's `values.yaml` taken from `judged` when it
+/// judged the same bytes.
+pub fn check_judged(
+    files: &BTreeMap<String, Vec<u8>>,
+    judged: Option<&JudgedValues>,
+) -> Result<(), Refusal> {
+    check_at(files, "", 0, judged)
+}
+
+/// The top chart's `values.yaml` judged ahead of the rest of the check: parsing it is most of
+/// the check (100 KB of values for redis), and it can run while the chart's other files are
+/// read. The verdict holds only for the bytes it judged.
+pub struct JudgedValues {
+    bytes: Vec<u8>,
+    verdict: Result<(), Refusal>,
+}
+
+impl JudgedValues {
+    /// `bytes` judged as the top chart's `values.yaml`, as [`check`] judges it.
+    pub fn judge(bytes: Vec<u8>) -> JudgedValues {
+        let verdict = check_values("values.yaml", &crate::text::lossy(&bytes));
+        JudgedValues { bytes, verdict }
+    }
+}
+
+fn check_at(
+    files: &BTreeMap<String, Vec<u8>>,
+    prefix: &str,
+    depth: usize,
+    judged: Option<&JudgedValues>,
+) -> Result<(), Refusal> {
     let file = |name: &str| files.get(&format!("{prefix}{name}"));
     let chart_yaml = format!("{prefix}Chart.yaml");
     let Some(bytes) = file("Chart.yaml") else {
@@ -63,7 +93,10 @@ fn check_at(files: &BTreeMap<String, Vec<u8>>, prefix: &str, depth: usize) -> Re
     };
     check_metadata(&chart_yaml, &crate::text::lossy(bytes))?;
     if let Some(bytes) = file("values.yaml") {
-        check_values(&format!("{prefix}values.yaml"), &crate::text::lossy(bytes))?;
+        match judged.filter(|judged| judged.bytes == *bytes) {
+            Some(judged) => judged.verdict.clone()?,
+            None => check_values(&format!("{prefix}values.yaml"), &crate::text::lossy(bytes))?,
+        }
     }
     if depth < MAX_DEPTH {
         check_subcharts(files, prefix, depth)?;
@@ -98,7 +131,7 @@ fn check_subcharts(
                 stops_operator: true,
                 cured_by_version: false,
             })?;
-            check_at(&entries, "", depth + 1).map_err(|mut refusal| {
+            check_at(&entries, "", depth + 1, None).map_err(|mut refusal| {
                 refusal.file = format!("{path}: {}", refusal.file);
                 refusal.cured_by_version = false;
                 refusal
@@ -114,10 +147,12 @@ fn check_subcharts(
             });
         } else {
             // --set-chart-version stamps the top-level chart only.
-            check_at(files, &format!("{charts}{name}/"), depth + 1).map_err(|mut refusal| {
-                refusal.cured_by_version = false;
-                refusal
-            })?;
+            check_at(files, &format!("{charts}{name}/"), depth + 1, None).map_err(
+                |mut refusal| {
+                    refusal.cured_by_version = false;
+                    refusal
+                },
+            )?;
         }
     }
     Ok(())
@@ -564,6 +599,47 @@ mod tests {
         for text in &cases {
             assert_eq!(shape(text), full(text), "{text:.200}");
         }
+    }
+
+    /// Values judged ahead give the check's own verdict, and count only for the bytes judged.
+    #[test]
+    fn values_judged_ahead_stand_for_the_same_bytes_only() {
+        let with_values = |values: &str| {
+            let mut files = chart("apiVersion: v2\nname: x\nversion: 1.0.0\n");
+            files.insert("values.yaml".to_string(), values.as_bytes().to_vec());
+            files
+        };
+        for values in ["a: 1\n", "- a\n", "a: [1\n", ""] {
+            let files = with_values(values);
+            let judged = JudgedValues::judge(values.as_bytes().to_vec());
+            assert_eq!(
+                check_judged(&files, Some(&judged)),
+                check(&files),
+                "{values:?}"
+            );
+        }
+        // A verdict on other bytes is not taken for these: each way round.
+        let refused = with_values("- a\n");
+        let judged_fine = JudgedValues::judge(b"a: 1\n".to_vec());
+        assert_eq!(
+            check_judged(&refused, Some(&judged_fine)),
+            check(&refused),
+            "a list refused"
+        );
+        assert!(check(&refused).is_err());
+        let fine = with_values("a: 1\n");
+        let judged_refused = JudgedValues::judge(b"- a\n".to_vec());
+        assert_eq!(check_judged(&fine, Some(&judged_refused)), Ok(()));
+        // A subchart's values are never taken for the top chart's.
+        let mut files = with_values("a: 1\n");
+        files.insert(
+            "charts/sub/Chart.yaml".to_string(),
+            b"apiVersion: v2\nname: sub\nversion: 1.0.0\n".to_vec(),
+        );
+        files.insert("charts/sub/values.yaml".to_string(), b"- a\n".to_vec());
+        let judged = JudgedValues::judge(b"- a\n".to_vec());
+        let refusal = check_judged(&files, Some(&judged)).unwrap_err();
+        assert_eq!(refusal.file, "charts/sub/values.yaml");
     }
 
     #[test]

@@ -24,6 +24,25 @@ pub fn load(path: &Path) -> Result<Chart, ChartError> {
     }
 }
 
+/// The bytes of the chart directory `dir`'s own `values.yaml` when it is a plain file within
+/// the size limit, read ahead of the chart so that its check can start beside the reading
+/// (see [`super::loadable::JudgedValues`]); `None` otherwise, when the load reads and checks
+/// it in its turn.
+pub fn read_top_values(dir: &Path) -> Option<Vec<u8>> {
+    let path = dir.join("values.yaml");
+    let meta = std::fs::symlink_metadata(&path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(&path)
+        .ok()?
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(bytes)
+}
+
 fn load_dir(origin: &str, root: &Path) -> Result<Chart, ChartError> {
     let unreadable =
         |e: &dyn std::fmt::Display| ChartError::Unreadable(origin.to_string(), e.to_string());

@@ -169,7 +169,16 @@ impl Chart {
 
 /// The refusal Helm's rules give `files`, if any, as an error.
 fn unloadable(origin: &str, files: &BTreeMap<String, Vec<u8>>) -> Option<ChartError> {
-    loadable::check(files)
+    unloadable_judged(origin, files, None)
+}
+
+/// [`unloadable`], with the top `values.yaml` judged ahead (see [`loadable::JudgedValues`]).
+fn unloadable_judged(
+    origin: &str,
+    files: &BTreeMap<String, Vec<u8>>,
+    judged: Option<&loadable::JudgedValues>,
+) -> Option<ChartError> {
+    loadable::check_judged(files, judged)
         .err()
         .map(|refusal| ChartError::Unloadable {
             origin: origin.to_string(),
@@ -178,10 +187,12 @@ fn unloadable(origin: &str, files: &BTreeMap<String, Vec<u8>>) -> Option<ChartEr
 }
 
 /// Writes `set_version` (already checked to be semver) into the chart's `Chart.yaml` when
-/// given, then checks that Helm would load the chart. Returns the chart and the keys written.
+/// given, then checks that Helm would load the chart, its `values.yaml` as `judged` found it
+/// if that judged the same bytes. Returns the chart and the keys written.
 pub fn make_loadable(
     chart: Chart,
     set_version: Option<&str>,
+    judged: Option<&loadable::JudgedValues>,
 ) -> Result<(Chart, Vec<&'static str>), ChartError> {
     let (chart, keys) = match set_version {
         None => (chart, Vec::new()),
@@ -197,7 +208,7 @@ pub fn make_loadable(
             (Chart::from_files(&chart.origin, files)?, stamped.keys)
         }
     };
-    match unloadable(&chart.origin, &chart.files) {
+    match unloadable_judged(&chart.origin, &chart.files, judged) {
         Some(error) => Err(error),
         None => Ok((chart, keys)),
     }

@@ -178,11 +178,25 @@ impl Resolver<'_> {
         &mut self,
         source: &ChartSource,
     ) -> Result<(Chart, Option<String>), ResolveError> {
+        let mut judged = None;
         let (chart, base_dir, version) = match source {
             ChartSource::Local(path) => {
-                let chart = super::load_local(path)?;
+                // The values are judged while the other files are read: the check's parse of
+                // them (1.5 ms for redis) and the read (1.4 ms) each kept the other core idle.
+                let (chart, judged_values) = std::thread::scope(|scope| {
+                    let judging = super::local::read_top_values(path)
+                        .map(|bytes| scope.spawn(|| super::loadable::JudgedValues::judge(bytes)));
+                    let chart = super::load_local(path);
+                    let judged = judging.map(|judging| {
+                        judging
+                            .join()
+                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                    });
+                    (chart, judged)
+                });
+                judged = judged_values;
                 let base = path.is_dir().then(|| path.clone());
-                (chart, base, None)
+                (chart?, base, None)
             }
             ChartSource::Repo {
                 repo,
@@ -221,7 +235,7 @@ impl Resolver<'_> {
                 (self.read(fetched)?, None, Some(version))
             }
         };
-        let (mut chart, stamped) = super::make_loadable(chart, self.set_version)?;
+        let (mut chart, stamped) = super::make_loadable(chart, self.set_version, judged.as_ref())?;
         self.stamped = stamped;
         self.vendor(&mut chart, base_dir, 0).await?;
         Ok((chart, version))
