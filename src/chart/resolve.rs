@@ -181,22 +181,10 @@ impl Resolver<'_> {
         let mut judged = None;
         let (chart, base_dir, version) = match source {
             ChartSource::Local(path) => {
-                // The values are judged while the other files are read: the check's parse of
-                // them (1.5 ms for redis) and the read (1.4 ms) each kept the other core idle.
-                let (chart, judged_values) = std::thread::scope(|scope| {
-                    let judging = super::local::read_top_values(path)
-                        .map(|bytes| scope.spawn(|| super::loadable::JudgedValues::judge(bytes)));
-                    let chart = super::load_local(path);
-                    let judged = judging.map(|judging| {
-                        judging
-                            .join()
-                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                    });
-                    (chart, judged)
-                });
+                let (chart, judged_values) = super::local::load_judging_values(path)?;
                 judged = judged_values;
                 let base = path.is_dir().then(|| path.clone());
-                (chart?, base, None)
+                (chart, base, None)
             }
             ChartSource::Repo {
                 repo,
