@@ -79,7 +79,7 @@ impl Schema {
     fn validator(&self) -> Result<&jsonschema::Validator, String> {
         self.compiled
             .get_or_init(|| {
-                let schema: Value = serde_json::from_slice(&self.bytes)
+                let schema = crate::chart::values_schema::parse(&self.bytes)
                     .map_err(|e| format!("values.schema.json is not valid JSON: {e}\n"))?;
                 jsonschema::validator_for(&schema)
                     .map_err(|e| format!("values.schema.json is not a valid JSON Schema: {e}\n"))
