@@ -319,12 +319,11 @@ pub(crate) fn parse(file: &str, text: &str) -> Parsed {
         } else if action.keyword() == "end"
             && let Some(Some((name, define_start, body_start))) = stack.pop()
         {
-            let body = &text[body_start..action.start];
             defines.push(Define {
                 name,
                 file: file.to_string(),
                 first_line: lines.line_of(body_start),
-                text: without_comments(body),
+                text: without_comments(text, body_start..action.start, &all),
             });
             removed.push((define_start, action.end));
         }
@@ -336,7 +335,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Parsed {
             name,
             file: file.to_string(),
             first_line: lines.line_of(body_start),
-            text: without_comments(&text[body_start..]),
+            text: without_comments(text, body_start..text.len(), &all),
         });
         removed.push((define_start, text.len()));
     }
@@ -355,16 +354,19 @@ pub(crate) fn parse(file: &str, text: &str) -> Parsed {
     Parsed { rendered, defines }
 }
 
-/// The text with its `{{/* comments */}}` removed (newlines kept).
-pub(crate) fn without_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for action in actions(text).iter().filter(|a| a.is_comment()) {
+/// `text[range]` with its `{{/* comments */}}` removed (newlines kept). `all` are the actions
+/// of the whole text: a define's body is read from them rather than scanned a second time.
+fn without_comments(text: &str, range: std::ops::Range<usize>, all: &[Action<'_>]) -> String {
+    let mut out = String::with_capacity(range.len());
+    let mut at = range.start;
+    let first = all.partition_point(|a| a.start < range.start);
+    let inside = all[first..].iter().take_while(|a| a.end <= range.end);
+    for action in inside.filter(|a| a.is_comment()) {
         out.push_str(&text[at..action.start]);
         out.push_str(&newlines_of(&text[action.start..action.end]));
         at = action.end;
     }
-    out.push_str(&text[at..]);
+    out.push_str(&text[at..range.end]);
     out
 }
 
@@ -557,6 +559,19 @@ mod tests {
         assert_eq!(define.name, "x.thing");
         assert_eq!(define.first_line, 4);
         assert!(define.text.contains("kind: Inside"));
+    }
+
+    #[test]
+    fn a_define_keeps_its_text_without_its_comments() {
+        let text = "{{/* before */}}{{ define \"a\" }}x: {{/* one\ntwo */}}1\n{{ .y }}{{ end }}{{/* after */}}{{ define \"b\" }}b: {{/* c */}}2";
+        let parsed = parse("templates/_h.tpl", text);
+        let texts: Vec<(&str, &str)> = parsed
+            .defines
+            .iter()
+            .map(|d| (d.name.as_str(), d.text.as_str()))
+            .collect();
+        // The unterminated define runs to the end of the file.
+        assert_eq!(texts, [("a", "x: \n1\n{{ .y }}"), ("b", "b: 2")]);
     }
 
     #[test]
