@@ -477,6 +477,25 @@ mod tests {
     }
 
     #[test]
+    fn each_from_yaml_of_a_text_read_before_gets_values_of_its_own() {
+        // The second read of the text comes from the render's record of the first; the map
+        // the first gave was changed meanwhile, and the change must not show in the second.
+        let chart = chart(&[(
+            "a.yaml",
+            concat!(
+                r#"{{ $a := fromYaml "x: 1\ny: [1]" }}{{ $_ := set $a "x" 2 }}"#,
+                r#"{{ $_ := set $a "z" 3 }}{{ $b := fromYaml "x: 1\ny: [1]" }}"#,
+                r#"{{ $b | toJson }} {{ $a | toJson }} {{ fromYaml "- 1" | toJson }}"#,
+            ),
+        )]);
+        let out = render_once(&chart).unwrap();
+        assert_eq!(
+            out["c/templates/a.yaml"],
+            r#"{"x":1,"y":[1]} {"x":2,"y":[1],"z":3} {"Error":"error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}"}"#
+        );
+    }
+
+    #[test]
     fn helm_parses_deeper_templates_first() {
         let names = [
             "c/templates/a.yaml".to_string(),

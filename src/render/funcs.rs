@@ -20,10 +20,33 @@ pub const MAX_INCLUDE_DEPTH: usize = 1000;
 pub const ERR_START: &str = "HELM_ERR_START";
 pub const ERR_END: &str = "HELM_ERR_END";
 
-/// What `include` counts during one render.
+/// What Helm's functions keep during one render.
 #[derive(Default)]
 pub struct Host {
+    /// How many `include`s of each name are under way.
     pub included: HashMap<String, usize>,
+    /// The maps `fromYaml` read, by text: charts read the same text again and again (redis
+    /// reads its common labels 24 times a render, each ConfigMap it checksums twice), and a
+    /// YAML parse costs several times what making the engine's values afresh does.
+    maps_read: HashMap<String, serde_json::Value>,
+}
+
+impl Host {
+    /// `fromYaml`, reading each text once a render. Each call still gets values of its own:
+    /// a template may change the map it was given (`set`, `merge`).
+    fn from_yaml(&mut self, text: &str) -> Value {
+        if let Some(map) = self.maps_read.get(text) {
+            return to_engine(map);
+        }
+        match read_yaml_map(text) {
+            Ok(map) => {
+                let value = to_engine(&map);
+                self.maps_read.insert(text.to_string(), map);
+                value
+            }
+            Err(error) => error,
+        }
+    }
 }
 
 /// Reads objects from a cluster for `lookup`. Offline rendering uses [`NoCluster`].
@@ -112,8 +135,12 @@ pub fn helm_functions(lookup: Arc<dyn Lookup>) -> Functions {
     );
     f.insert(
         "fromYaml",
-        Function::new(&[Type::String], |_, args| {
-            Ok(from_yaml(args[0].as_str().unwrap_or_default()))
+        Function::new(&[Type::String], |ctx, args| {
+            let text = args[0].as_str().unwrap_or_default();
+            Ok(match ctx.host::<Host>() {
+                Some(host) => host.from_yaml(text),
+                None => from_yaml(text),
+            })
         }),
     );
     f.insert(
@@ -264,23 +291,33 @@ fn error_map(message: &str) -> Value {
 }
 
 fn from_yaml(text: &str) -> Value {
+    match read_yaml_map(text) {
+        Ok(map) => to_engine(&map),
+        Err(error) => error,
+    }
+}
+
+/// What `fromYaml` reads from `text`: a map of values (as JSON), or the map with the `Error`
+/// Helm gives instead.
+fn read_yaml_map(text: &str) -> Result<serde_json::Value, Value> {
+    let empty = || serde_json::Value::Object(serde_json::Map::new());
     // `{}` is what `toYaml` of an empty map gives, and most of what charts hand back to
     // `fromYaml` (common's merge helpers, on every include): 48 of the 80 calls in a render of
     // redis, each a YAML parser set up for two bytes.
     let trimmed = text.trim();
     if trimmed.is_empty() || trimmed == "{}" {
-        return Value::Map(Map::new());
+        return Ok(empty());
     }
     match first_document(text) {
         Ok(serde_json::Value::Object(map)) => {
-            to_engine(&values::as_go_values(serde_json::Value::Object(map)))
+            Ok(values::as_go_values(serde_json::Value::Object(map)))
         }
-        Ok(serde_json::Value::Null) => Value::Map(Map::new()),
-        Ok(other) => error_map(&format!(
+        Ok(serde_json::Value::Null) => Ok(empty()),
+        Ok(other) => Err(error_map(&format!(
             "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
             json_kind(&other)
-        )),
-        Err(e) => error_map(&e.to_string()),
+        ))),
+        Err(e) => Err(error_map(&e.to_string())),
     }
 }
 
