@@ -84,7 +84,7 @@ fn go_syntax_error(re: &str) -> Option<String> {
 /// Compiles `re`. Sprig's plain forms use `regexp.MustCompile`, whose panic names the
 /// expression; the `must` forms return `regexp.Compile`'s error as it is.
 fn compile(re: &str, must: bool) -> Result<regex::Regex, Error> {
-    regex::RegexBuilder::new(re)
+    regex::RegexBuilder::new(&ascii_perl_classes(re))
         .size_limit(32 << 20)
         .build()
         .map_err(|e| {
@@ -95,6 +95,70 @@ fn compile(re: &str, must: bool) -> Result<regex::Regex, Error> {
                 panic_err(format!("regexp: Compile({}): {msg}", go_regexp_quote(re)))
             }
         })
+}
+
+/// `re` with its `\d`, `\D`, `\w` and `\W` written as the ASCII classes they are in Go's RE2
+/// syntax (`[0-9]`, `[0-9A-Za-z_]`, and every other character for the negated forms). The
+/// regex crate reads them as Unicode classes: `\d` would match `٣`, which Go's does not, and
+/// Unicode's word class made compiling `\W` (common's `regexReplaceAllLiteral "\\W"`) cost
+/// more than the rest of a render's expressions together. `\s` differs from Go's only in
+/// characters charts do not meet, and is left as it is. A pattern that does not parse is left
+/// for the compiler to refuse with its own error.
+fn ascii_perl_classes(re: &str) -> std::borrow::Cow<'_, str> {
+    use regex_syntax::ast::{self, Ast, ClassPerl, ClassPerlKind, ClassSetItem};
+
+    /// Each `\d`/`\w` class of a pattern, and whether it stands inside brackets.
+    struct Classes(Vec<(ClassPerl, bool)>);
+    impl ast::Visitor for Classes {
+        type Output = Vec<(ClassPerl, bool)>;
+        type Err = std::convert::Infallible;
+        fn finish(self) -> Result<Self::Output, Self::Err> {
+            Ok(self.0)
+        }
+        fn visit_pre(&mut self, ast: &Ast) -> Result<(), Self::Err> {
+            if let Ast::ClassPerl(class) = ast {
+                self.0.push(((**class).clone(), false));
+            }
+            Ok(())
+        }
+        fn visit_class_set_item_pre(&mut self, item: &ClassSetItem) -> Result<(), Self::Err> {
+            if let ClassSetItem::Perl(class) = item {
+                self.0.push((class.clone(), true));
+            }
+            Ok(())
+        }
+    }
+
+    if !re.contains('\\') {
+        return re.into();
+    }
+    let Ok(parsed) = ast::parse::Parser::new().parse(re) else {
+        return re.into();
+    };
+    let Ok(mut classes) = ast::visit(&parsed, Classes(Vec::new()));
+    classes.retain(|(class, _)| !matches!(class.kind, ClassPerlKind::Space));
+    if classes.is_empty() {
+        return re.into();
+    }
+    classes.sort_by_key(|(class, _)| class.span.start.offset);
+    let mut out = String::with_capacity(re.len() + 16 * classes.len());
+    let mut at = 0;
+    for (class, in_brackets) in classes {
+        let name = match class.kind {
+            ClassPerlKind::Digit => "digit",
+            _ => "word",
+        };
+        let negated = if class.negated { "^" } else { "" };
+        out.push_str(&re[at..class.span.start.offset]);
+        if in_brackets {
+            out.push_str(&format!("[:{negated}{name}:]"));
+        } else {
+            out.push_str(&format!("[[:{negated}{name}:]]"));
+        }
+        at = class.span.end.offset;
+    }
+    out.push_str(&re[at..]);
+    out.into()
 }
 
 /// How many compiled expressions a thread keeps; past it the cache starts over.
@@ -245,4 +309,34 @@ pub(super) fn register(f: &mut Functions) {
         }
         Ok(out.into())
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn perl_classes_are_go_s_ascii_ones() {
+        let rewritten = |re: &str| ascii_perl_classes(re).into_owned();
+        assert_eq!(rewritten(r"\W"), "[[:^word:]]");
+        assert_eq!(rewritten(r"(-?[^a-z\d\-])+-?"), r"(-?[^a-z[:digit:]\-])+-?");
+        assert_eq!(rewritten(r"-r\d+$|sha256:"), "-r[[:digit:]]+$|sha256:");
+        assert_eq!(rewritten(r"\s\D[\w\s]"), r"\s[[:^digit:]][[:word:]\s]");
+        assert_eq!(rewritten(r"\\d\.x"), r"\\d\.x");
+        assert_eq!(rewritten("(unclosed"), "(unclosed");
+
+        let matches = |re: &str, text: &str| compile(re, true).unwrap().is_match(text);
+        // Go's \d is [0-9] and its \w is [0-9A-Za-z_]; their negations match any other
+        // character, multi-byte ones included.
+        assert!(!matches(r"^\d$", "٣"));
+        assert!(matches(r"^\D$", "٣"));
+        assert!(!matches(r"^\w$", "é"));
+        assert!(matches(r"^[\W]$", "é"));
+        assert!(matches(r"(?i)^\w+$", "Ab_9"));
+        let replaced = compile(r"\W", true)
+            .unwrap()
+            .replace_all("a-b_c✓d", "")
+            .into_owned();
+        assert_eq!(replaced, "ab_cd");
+    }
 }
