@@ -188,28 +188,38 @@ pub(crate) fn actions(text: &str) -> Vec<Action<'_>> {
         let mut end = bytes.len();
         let mut terminated = false;
         let mut in_comment = false;
+        // The bytes between the special ones are skipped by byte searches: the scan reads
+        // every action of every template, and stepping through them one byte at a time was
+        // most of its cost.
         while j < bytes.len() {
             if in_comment {
-                if bytes[j..].starts_with(b"*/") {
-                    in_comment = false;
-                    j += 2;
-                } else {
-                    j += 1;
+                match memchr::memmem::find(&bytes[j..], b"*/") {
+                    Some(at) => {
+                        in_comment = false;
+                        j += at + 2;
+                    }
+                    None => j = bytes.len(),
                 }
                 continue;
             }
-            match bytes[j] {
-                b'"' | b'`' => j = skip_string(text, j),
-                b'/' if bytes[j..].starts_with(b"/*") => {
-                    in_comment = true;
-                    j += 2;
-                }
-                b'}' if bytes[j..].starts_with(b"}}") => {
-                    end = j + 2;
+            let stop =
+                memchr::memchr3(b'"', b'`', b'}', &bytes[j..]).map_or(bytes.len(), |at| j + at);
+            // A comment opened before the stop comes first; `/*` cannot straddle the stop,
+            // which is not a `*`.
+            if let Some(at) = comment_start(&bytes[j..stop]) {
+                in_comment = true;
+                j += at + 2;
+                continue;
+            }
+            match bytes.get(stop) {
+                None => j = stop,
+                Some(b'"' | b'`') => j = skip_string(text, stop),
+                Some(_) if bytes[stop..].starts_with(b"}}") => {
+                    end = stop + 2;
                     terminated = true;
                     break;
                 }
-                _ => j += 1,
+                Some(_) => j = stop + 1,
             }
         }
         let inner = &text[start + 2..if terminated { end - 2 } else { end }];
@@ -223,6 +233,11 @@ pub(crate) fn actions(text: &str) -> Vec<Action<'_>> {
         i = end;
     }
     out
+}
+
+/// Where the first `/*` of `bytes` starts.
+fn comment_start(bytes: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b'/', bytes).find(|&at| bytes.get(at + 1) == Some(&b'*'))
 }
 
 /// Where the next `{{` at or after `from` starts. A search for the brace alone runs on
@@ -275,12 +290,7 @@ struct LineIndex {
 impl LineIndex {
     fn new(text: &str) -> Self {
         LineIndex {
-            newlines: text
-                .bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i)
-                .collect(),
+            newlines: memchr::memchr_iter(b'\n', text.as_bytes()).collect(),
         }
     }
 
@@ -290,9 +300,10 @@ impl LineIndex {
     }
 }
 
-/// Keeps only the newlines of `text`, so that removing it keeps line numbers.
-fn newlines_of(text: &str) -> String {
-    text.chars().filter(|c| *c == '\n').collect()
+/// Adds the newlines of `text` alone to `out`, so that removing the text keeps line numbers.
+fn push_newlines(out: &mut String, text: &str) {
+    let count = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    out.extend(std::iter::repeat_n('\n', count));
 }
 
 pub(crate) fn parse(file: &str, text: &str) -> Parsed {
@@ -347,7 +358,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Parsed {
             continue;
         }
         rendered.push_str(&text[at..start]);
-        rendered.push_str(&newlines_of(&text[start..end]));
+        push_newlines(&mut rendered, &text[start..end]);
         at = end;
     }
     rendered.push_str(&text[at..]);
@@ -363,7 +374,7 @@ fn without_comments(text: &str, range: std::ops::Range<usize>, all: &[Action<'_>
     let inside = all[first..].iter().take_while(|a| a.end <= range.end);
     for action in inside.filter(|a| a.is_comment()) {
         out.push_str(&text[at..action.start]);
-        out.push_str(&newlines_of(&text[action.start..action.end]));
+        push_newlines(&mut out, &text[action.start..action.end]);
         at = action.end;
     }
     out.push_str(&text[at..range.end]);
@@ -559,6 +570,84 @@ mod tests {
         assert_eq!(define.name, "x.thing");
         assert_eq!(define.first_line, 4);
         assert!(define.text.contains("kind: Inside"));
+    }
+
+    /// The actions as the scan found them stepping one byte at a time: what the byte searches
+    /// of [`actions`] must find.
+    fn actions_bytewise(text: &str) -> Vec<(usize, usize, &str)> {
+        let bytes = text.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while let Some(start) = find_open(text, i) {
+            let (mut j, mut end, mut terminated, mut in_comment) =
+                (start + 2, bytes.len(), false, false);
+            while j < bytes.len() {
+                if in_comment {
+                    in_comment = !bytes[j..].starts_with(b"*/");
+                    j += if in_comment { 1 } else { 2 };
+                    continue;
+                }
+                match bytes[j] {
+                    b'"' | b'`' => j = skip_string(text, j),
+                    b'/' if bytes[j..].starts_with(b"/*") => {
+                        in_comment = true;
+                        j += 2;
+                    }
+                    b'}' if bytes[j..].starts_with(b"}}") => {
+                        (end, terminated) = (j + 2, true);
+                        break;
+                    }
+                    _ => j += 1,
+                }
+            }
+            let inner = &text[start + 2..if terminated { end - 2 } else { end }];
+            let inner = inner.strip_prefix('-').unwrap_or(inner);
+            let inner = inner.strip_suffix('-').unwrap_or(inner);
+            out.push((start, end, inner.trim()));
+            i = end;
+        }
+        out
+    }
+
+    #[test]
+    fn byte_searches_find_the_actions_a_bytewise_scan_finds() {
+        let mut texts: Vec<String> = [
+            "a {{ x / y }} b {{ \"/*\" }} {{ `*/ }}` }} {{/* a } b */}} {{ x }",
+            "{{- /* open",
+            "{{ \"unterminated\n}} {{ y }}",
+            "{{ a }/ }} {{ b /} }} {{/**/}}{{ c /*/ d */ }}",
+            "{{ \"\\\" }}\" }} é {{ `é}}` }}",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let charts = std::env::var_os("OPERATOR_RS_SHARED_CHARTS")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/charts")
+            });
+        let before = texts.len();
+        for entry in walkdir::WalkDir::new(&charts).into_iter().flatten() {
+            if entry
+                .path()
+                .components()
+                .any(|c| c.as_os_str() == "templates")
+                && let Ok(text) = std::fs::read_to_string(entry.path())
+            {
+                texts.push(text);
+            }
+        }
+        assert!(
+            texts.len() > before + 100,
+            "the shared charts' templates at {charts:?}"
+        );
+        for text in &texts {
+            let found: Vec<(usize, usize, &str)> = actions(text)
+                .iter()
+                .map(|a| (a.start, a.end, a.body))
+                .collect();
+            assert_eq!(found, actions_bytewise(text), "{text:.200}");
+        }
     }
 
     #[test]
