@@ -16,8 +16,13 @@ pub fn parse(bytes: &[u8]) -> Result<Arc<Value>, serde_json::Error> {
     LAST.parse(bytes)
 }
 
-/// A parsed document kept with the exact bytes it was parsed from.
-struct LastParsed(Mutex<Option<(Arc<[u8]>, Arc<Value>)>>);
+/// The last document parsed, kept with the exact bytes it was parsed from.
+struct LastParsed(Mutex<Option<Parsed>>);
+
+struct Parsed {
+    bytes: Arc<[u8]>,
+    value: Arc<Value>,
+}
 
 impl LastParsed {
     const fn new() -> LastParsed {
@@ -29,13 +34,16 @@ impl LastParsed {
     /// the parse under way rather than doing it again.
     fn parse(&self, bytes: &[u8]) -> Result<Arc<Value>, serde_json::Error> {
         let mut last = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((seen, value)) = last.as_ref()
-            && **seen == *bytes
+        if let Some(parsed) = last.as_ref()
+            && *parsed.bytes == *bytes
         {
-            return Ok(Arc::clone(value));
+            return Ok(Arc::clone(&parsed.value));
         }
         let value = Arc::new(serde_json::from_slice(bytes)?);
-        *last = Some((Arc::from(bytes), Arc::clone(&value)));
+        *last = Some(Parsed {
+            bytes: Arc::from(bytes),
+            value: Arc::clone(&value),
+        });
         Ok(value)
     }
 }

@@ -34,7 +34,7 @@ pub struct Host {
 impl Host {
     /// `fromYaml`, reading each text once a render. Each call still gets values of its own:
     /// a template may change the map it was given (`set`, `merge`).
-    fn from_yaml(&mut self, text: &str) -> Value {
+    fn read_yaml(&mut self, text: &str) -> Value {
         if let Some(map) = self.maps_read.get(text) {
             return to_engine(map);
         }
@@ -138,7 +138,7 @@ pub fn helm_functions(lookup: Arc<dyn Lookup>) -> Functions {
         Function::new(&[Type::String], |ctx, args| {
             let text = args[0].as_str().unwrap_or_default();
             Ok(match ctx.host::<Host>() {
-                Some(host) => host.from_yaml(text),
+                Some(host) => host.read_yaml(text),
                 None => from_yaml(text),
             })
         }),

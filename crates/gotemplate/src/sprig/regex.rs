@@ -338,5 +338,22 @@ mod tests {
             .replace_all("a-b_c✓d", "")
             .into_owned();
         assert_eq!(replaced, "ab_cd");
+        // What compiled before the rewrite compiles after it, and what did not still does not.
+        for re in [
+            r"[\d-z]",
+            r"[a-\d]",
+            r"[\w&&[a-z]]",
+            r"[\d--5]",
+            r"\d{2,1}",
+            r"[[:alpha:]\W]",
+            r"(?u:\w)+",
+            r"(?-u:\d)",
+        ] {
+            assert_eq!(
+                compile(re, true).is_ok(),
+                regex::Regex::new(re).is_ok(),
+                "{re}"
+            );
+        }
     }
 }
