@@ -168,6 +168,17 @@ impl Chart {
     }
 }
 
+/// The real charts the unit tests read (`../shared/charts` beside the checkout, or where
+/// `OPERATOR_RS_SHARED_CHARTS` says, as for the integration tests).
+#[cfg(test)]
+pub(crate) fn shared_charts_dir() -> std::path::PathBuf {
+    std::env::var_os("OPERATOR_RS_SHARED_CHARTS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/charts")
+        })
+}
+
 /// The refusal Helm's rules give `files`, if any, as an error.
 fn unloadable(origin: &str, files: &BTreeMap<String, Vec<u8>>) -> Option<ChartError> {
     unloadable_judged(origin, files, None)

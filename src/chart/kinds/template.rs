@@ -621,11 +621,7 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let charts = std::env::var_os("OPERATOR_RS_SHARED_CHARTS")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| {
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/charts")
-            });
+        let charts = crate::chart::shared_charts_dir();
         let before = texts.len();
         for entry in walkdir::WalkDir::new(&charts).into_iter().flatten() {
             if entry
