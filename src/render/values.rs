@@ -58,18 +58,25 @@ pub fn merge_maps(into: &mut Values, from: Values) {
 }
 
 /// Every number becomes a float, as after Go's `json.Unmarshal` into `interface{}`.
-pub fn as_go_values(value: Value) -> Value {
+pub fn as_go_values(mut value: Value) -> Value {
+    make_go_numbers(&mut value);
+    value
+}
+
+/// [`as_go_values`] in place: the maps and lists are kept, not rebuilt, since rebuilding every
+/// map of a large chart's values (redis has 100 KB of them) hashed each key again.
+fn make_go_numbers(value: &mut Value) {
     match value {
-        Value::Number(n) => n
-            .as_f64()
-            .and_then(serde_json::Number::from_f64)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
-        Value::Array(items) => Value::Array(items.into_iter().map(as_go_values).collect()),
-        Value::Object(map) => {
-            Value::Object(map.into_iter().map(|(k, v)| (k, as_go_values(v))).collect())
+        Value::Number(n) => {
+            *value = n
+                .as_f64()
+                .and_then(serde_json::Number::from_f64)
+                .map(Value::Number)
+                .unwrap_or(Value::Null);
         }
-        other => other,
+        Value::Array(items) => items.iter_mut().for_each(make_go_numbers),
+        Value::Object(map) => map.values_mut().for_each(make_go_numbers),
+        _ => {}
     }
 }
 
@@ -405,6 +412,13 @@ mod tests {
         let v = from_yaml("a: 1000000\nb: [1, 2]\n").unwrap();
         assert!(v["a"].is_f64());
         assert!(v["b"][0].is_f64());
+        // Nested maps and lists are read in place: every number, at any depth, and the keys
+        // in the order written.
+        let nested = as_go_values(json!({"z": {"y": [{"x": 7}], "w": 1.5}, "a": "s", "n": null}));
+        assert_eq!(
+            serde_json::to_string(&nested).unwrap(),
+            r#"{"z":{"y":[{"x":7.0}],"w":1.5},"a":"s","n":null}"#
+        );
     }
 
     #[test]
