@@ -118,6 +118,13 @@ fn left_trim_len(s: &str) -> usize {
     s.len() - s.trim_start_matches([' ', '\t', '\r', '\n']).len()
 }
 
+/// `text` starts with `delim`, compared byte by byte: asked at every token of an action, with
+/// a delimiter of two bytes, where `str::starts_with` called the C library's `memcmp`.
+fn starts_with_delim(text: &str, delim: &str) -> bool {
+    let (text, delim) = (text.as_bytes(), delim.as_bytes());
+    text.len() >= delim.len() && text.iter().zip(delim).all(|(a, b)| a == b)
+}
+
 /// Where `delim` first occurs in `text`. Templates are mostly text, so the search runs at the
 /// speed of a SIMD byte search for the delimiter's first byte (`str::find` with a string pattern
 /// steps through the text far more slowly).
@@ -265,10 +272,10 @@ impl<'a> Lexer<'a> {
 
     fn at_right_delim(&self) -> (bool, bool) {
         let rest = self.rest();
-        if has_right_trim_marker(rest) && rest[TRIM_MARKER_LEN..].starts_with(self.right) {
+        if has_right_trim_marker(rest) && starts_with_delim(&rest[TRIM_MARKER_LEN..], self.right) {
             return (true, true);
         }
-        (rest.starts_with(self.right), false)
+        (starts_with_delim(rest, self.right), false)
     }
 
     fn at_terminator(&self) -> bool {
@@ -276,7 +283,7 @@ impl<'a> Lexer<'a> {
             None => true,
             Some(c) if c.is_ascii() && is_space(c as u8) => true,
             Some('.' | ',' | '|' | ':' | ')' | '(') => true,
-            _ => self.rest().starts_with(self.right),
+            _ => starts_with_delim(self.rest(), self.right),
         }
     }
 

@@ -245,7 +245,7 @@ fn comment_start(bytes: &[u8]) -> Option<usize> {
 fn find_open(text: &str, from: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut at = from;
-    while let Some(found) = text[at..].find('{') {
+    while let Some(found) = memchr::memchr(b'{', &bytes[at..]) {
         let brace = at + found;
         if bytes.get(brace + 1) == Some(&b'{') {
             return Some(brace);
