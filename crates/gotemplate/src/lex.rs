@@ -272,10 +272,15 @@ impl<'a> Lexer<'a> {
 
     fn at_right_delim(&self) -> (bool, bool) {
         let rest = self.rest();
-        if has_right_trim_marker(rest) && starts_with_delim(&rest[TRIM_MARKER_LEN..], self.right) {
+        if self.starts_with_trimmed_right_delim(rest) {
             return (true, true);
         }
         (starts_with_delim(rest, self.right), false)
+    }
+
+    /// `text` starts with ` -}}`: a trim marker and the right delimiter.
+    fn starts_with_trimmed_right_delim(&self, text: &str) -> bool {
+        has_right_trim_marker(text) && starts_with_delim(&text[TRIM_MARKER_LEN..], self.right)
     }
 
     fn at_terminator(&self) -> bool {
@@ -431,7 +436,7 @@ impl<'a> Lexer<'a> {
             n += 1;
         }
         let before = &self.input[self.pos - 1..];
-        if has_right_trim_marker(before) && before[TRIM_MARKER_LEN..].starts_with(self.right) {
+        if self.starts_with_trimmed_right_delim(before) {
             self.pos -= 1;
             if n == 1 {
                 return State::RightDelim;
