@@ -174,17 +174,14 @@ impl Cluster {
         self.server.object(GROUP, PLURAL, Some(NAMESPACE), name)
     }
 
-    /// Starts the operator binary against this server with `args`.
+    /// Starts the operator binary against this server with `args`. Its metrics and probes
+    /// listen on ports the system picks (port 0): a port a test found free and let go can be
+    /// taken by a parallel test before the operator binds it.
     fn operator(&self, label: &str, args: &[&str]) -> Running {
-        self.operator_serving_metrics_at(label, &free_address(), args)
-    }
-
-    /// Starts the operator binary with `args`, its metrics served at `metrics`.
-    fn operator_serving_metrics_at(&self, label: &str, metrics: &str, args: &[&str]) -> Running {
         let mut command = Command::new(&built().binary);
         command
-            .args(["--metrics-bind-address", metrics])
-            .args(["--health-probe-bind-address", &free_address()])
+            .args(["--metrics-bind-address", "127.0.0.1:0"])
+            .args(["--health-probe-bind-address", "127.0.0.1:0"])
             .args(args)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -198,10 +195,17 @@ impl Cluster {
     }
 }
 
-/// A free address on 127.0.0.1 for the operator's metrics or probes.
-fn free_address() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().to_string()
+/// Where `operator` serves /metrics: the address it logs once bound.
+fn metrics_address(operator: &Running) -> String {
+    wait_for(
+        "the operator to log where it serves /metrics",
+        DEADLINE,
+        || {
+            operator.assert_running();
+            operator.printed_address("/metrics")
+        },
+        || operator.logs(),
+    )
 }
 
 /// The condition `type_` of an object's status.
@@ -431,10 +435,8 @@ struct Replica {
 
 impl Replica {
     fn start(cluster: &Cluster, identity: &'static str) -> Replica {
-        let metrics = free_address();
-        let process = cluster.operator_serving_metrics_at(
+        let process = cluster.operator(
             identity,
-            &metrics,
             &[
                 "--leader-elect",
                 "--leader-election-id=e2e-leader",
@@ -442,6 +444,7 @@ impl Replica {
                 identity,
             ],
         );
+        let metrics = metrics_address(&process);
         Replica {
             identity,
             process,

@@ -24,10 +24,25 @@ impl Registry {
         Registry::start_with(RegistryOptions::default())
     }
 
+    /// Starts the registry on a port that was free a moment ago. Another test can take that
+    /// port before the registry binds it; the registry then exits, and it is started again on
+    /// another port.
     pub fn start_with(options: RegistryOptions) -> Registry {
         let binary = which("docker-registry").unwrap_or_else(|| {
             panic!("docker-registry is not installed: `apt-get install docker-registry` (scripts/test.sh does this)")
         });
+        let mut last_log = String::new();
+        for _attempt in 0..5 {
+            let mut registry = Registry::spawn(&binary, &options);
+            if registry.wait_ready() {
+                return registry;
+            }
+            last_log = registry.log();
+        }
+        panic!("docker-registry did not start listening on 127.0.0.1 in five tries:\n{last_log}");
+    }
+
+    fn spawn(binary: &Path, options: &RegistryOptions) -> Registry {
         let dir = tempfile::tempdir().expect("temporary directory for the registry");
         let port = free_port();
         let auth = match &options.htpasswd {
@@ -52,24 +67,42 @@ impl Registry {
             .stderr(log)
             .spawn()
             .expect("start docker-registry");
-        let registry = Registry { child, port, dir };
-        registry.wait_ready();
-        registry
+        Registry { child, port, dir }
     }
 
-    fn wait_ready(&self) {
+    /// True once the registry answers on its port; false when it exited first (its port was
+    /// taken) or did not answer within 20 s. A connection alone is not proof: the process that
+    /// took the port would accept it too, so the answer must carry the registry's API header.
+    fn wait_ready(&mut self) -> bool {
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
-            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return;
+            if self.child.try_wait().ok().flatten().is_some() {
+                return false;
+            }
+            if self.answers() {
+                return true;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        let log = std::fs::read_to_string(self.dir.path().join("registry.log")).unwrap_or_default();
-        panic!(
-            "docker-registry did not start listening on 127.0.0.1:{}:\n{log}",
-            self.port
-        );
+        false
+    }
+
+    /// True when `GET /v2/` on the port gets an answer from a registry.
+    fn answers(&self) -> bool {
+        use std::io::{Read, Write};
+        let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", self.port)) else {
+            return false;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+        let request = format!("GET /v2/ HTTP/1.0\r\nHost: 127.0.0.1:{}\r\n\r\n", self.port);
+        if stream.write_all(request.as_bytes()).is_err() {
+            return false;
+        }
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        answer
+            .to_ascii_lowercase()
+            .contains("docker-distribution-api-version")
     }
 
     /// `127.0.0.1:PORT`, the host part of image references.

@@ -67,7 +67,6 @@ async fn serve_metrics(State(metrics): State<Arc<Metrics>>) -> impl IntoResponse
 /// Serves `router` on `listener` until `shutdown` is cancelled.
 pub async fn serve(listener: TcpListener, router: Router, shutdown: CancellationToken) {
     let address = listener.local_addr().ok();
-    tracing::info!(?address, "serving HTTP");
     if let Err(error) = axum::serve(listener, router)
         .with_graceful_shutdown(shutdown.cancelled_owned())
         .await
