@@ -529,10 +529,8 @@ fn a_refused_verb_names_verb_resource_namespace_and_identity() {
 #[test]
 fn an_unreachable_server_is_named_with_its_context() {
     let env = Env::new();
-    let port = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().port()
-    };
+    let closed = support::closed_port::ClosedPort::new();
+    let port = closed.port();
     let config = env.home.path().join("closed");
     let text = std::fs::read_to_string(env.server.kubeconfig())
         .unwrap()

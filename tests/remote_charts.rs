@@ -586,7 +586,8 @@ fn file_dependencies_are_copied_from_a_chart_directory() {
 fn unreachable_repository_falls_back_to_helms_cache_only_then() {
     let repo = standard_repo();
     let fixture = &repo.fixture;
-    let dead = format!("http://127.0.0.1:{}", support::registry::free_port());
+    let closed = support::closed_port::ClosedPort::new();
+    let dead = format!("http://127.0.0.1:{}", closed.port());
     fixture.repositories(&[("gone", &dead, "")]);
     let err = fixture.resolve("gone/hello-world", None).unwrap_err();
     assert!(

@@ -4,6 +4,7 @@
 pub mod build_projects;
 pub mod certs;
 pub mod chart_repo;
+pub mod closed_port;
 pub mod crds;
 pub mod helm;
 pub mod helm_oracle;

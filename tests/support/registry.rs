@@ -139,7 +139,7 @@ impl Drop for Registry {
 }
 
 /// A port that was free a moment ago on 127.0.0.1.
-pub fn free_port() -> u16 {
+fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
