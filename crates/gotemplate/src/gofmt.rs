@@ -135,24 +135,33 @@ pub fn unquote(s: &str) -> Option<String> {
             }
             Some(inner.replace('\r', ""))
         }
-        '"' | '\'' => {
-            if inner.contains('\n') {
-                return None;
-            }
-            let mut out = String::new();
-            let mut rest = inner;
-            while !rest.is_empty() {
-                let (c, r) = unquote_char(rest, first)?;
-                out.push(c);
-                rest = r;
-                if first == '\'' && !rest.is_empty() {
-                    return None;
-                }
-            }
-            Some(out)
+        '"' if memchr::memchr3(b'\\', b'"', b'\n', inner.as_bytes()).is_none() => {
+            // No escape to decode (most of a template's strings): the text is the string, as
+            // in Go's own shortcut.
+            Some(inner.to_string())
         }
+        '"' | '\'' => unquote_escaped(inner, first),
         _ => None,
     }
+}
+
+/// The text between the quotes `quote` of a Go string or character literal, its escapes
+/// decoded.
+fn unquote_escaped(inner: &str, quote: char) -> Option<String> {
+    if inner.contains('\n') {
+        return None;
+    }
+    let mut out = String::new();
+    let mut rest = inner;
+    while !rest.is_empty() {
+        let (c, r) = unquote_char(rest, quote)?;
+        out.push(c);
+        rest = r;
+        if quote == '\'' && !rest.is_empty() {
+            return None;
+        }
+    }
+    Some(out)
 }
 
 /// The decimal digits of a finite float: (digits without leading/trailing zeros, decimal point).
@@ -912,5 +921,42 @@ fn go_syntax(v: &Value) -> String {
                 .join(", ")
         ),
         other => sprint_value(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unquote_reads_go_literals() {
+        assert_eq!(unquote(r#""a.b-c""#).as_deref(), Some("a.b-c"));
+        assert_eq!(unquote(r#""""#).as_deref(), Some(""));
+        assert_eq!(unquote(r#""été ✓""#).as_deref(), Some("été ✓"));
+        assert_eq!(unquote(r#""a\tb\"c""#).as_deref(), Some("a\tb\"c"));
+        assert_eq!(unquote(r#""\u00e9""#).as_deref(), Some("é"));
+        assert_eq!(unquote("`a\\n\r`").as_deref(), Some("a\\n"));
+        assert_eq!(unquote("'x'").as_deref(), Some("x"));
+        for invalid in [
+            r#""a"b""#, "\"a\nb\"", r#""a\""#, r#""\q""#, "'xy'", "\"", "`a",
+        ] {
+            assert_eq!(unquote(invalid), None, "{invalid}");
+        }
+    }
+
+    #[test]
+    fn strings_without_escapes_read_as_their_escapes_would() {
+        for inner in [
+            "",
+            "a",
+            "app.kubernetes.io/name",
+            "été ✓",
+            "{{ x }}",
+            "a'b",
+            "tab\there",
+        ] {
+            let quoted = format!("\"{inner}\"");
+            assert_eq!(unquote(&quoted), unquote_escaped(inner, '"'), "{quoted}");
+        }
     }
 }

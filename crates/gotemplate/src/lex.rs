@@ -1,6 +1,5 @@
 //! The lexer of Go's text/template: the same tokens, trim markers and error texts.
 
-use std::borrow::Cow;
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,13 +60,13 @@ impl Tok {
     }
 }
 
-/// A token. Its text borrows the template text (only error messages are made), so that the
-/// parser's look-ahead copies no strings.
-#[derive(Clone, Debug)]
+/// A token. Its text borrows the template text, so that the parser's look-ahead copies it as
+/// plain bytes (an `Error` item's text is empty: its message is [`Items::error_message`]).
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Item<'a> {
     pub tok: Tok,
     pub pos: usize,
-    pub val: Cow<'a, str>,
+    pub val: &'a str,
     /// A position on the item's line (its own start, for lexed items): the line number is
     /// counted from it only when an error message needs it.
     pub line_pos: usize,
@@ -77,13 +76,13 @@ impl std::fmt::Display for Item<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.tok {
             Tok::Eof => f.write_str("EOF"),
-            Tok::Error => f.write_str(&self.val),
+            Tok::Error => f.write_str(self.val),
             t if t.is_keyword() => write!(f, "<{}>", self.val),
             _ if self.val.chars().count() > 10 => {
                 let short: String = self.val.chars().take(10).collect();
                 write!(f, "{}...", crate::gofmt::quote(&short))
             }
-            _ => f.write_str(&crate::gofmt::quote(&self.val)),
+            _ => f.write_str(&crate::gofmt::quote(self.val)),
         }
     }
 }
@@ -105,8 +104,7 @@ fn has_left_trim_marker(s: &str) -> bool {
     b.len() >= 2 && b[0] == b'-' && is_space(b[1])
 }
 
-fn has_right_trim_marker(s: &str) -> bool {
-    let b = s.as_bytes();
+fn has_right_trim_marker(b: &[u8]) -> bool {
     b.len() >= 2 && is_space(b[0]) && b[1] == b'-'
 }
 
@@ -120,8 +118,8 @@ fn left_trim_len(s: &str) -> usize {
 
 /// `text` starts with `delim`, compared byte by byte: asked at every token of an action, with
 /// a delimiter of two bytes, where `str::starts_with` called the C library's `memcmp`.
-fn starts_with_delim(text: &str, delim: &str) -> bool {
-    let (text, delim) = (text.as_bytes(), delim.as_bytes());
+fn starts_with_delim(text: &[u8], delim: &str) -> bool {
+    let delim = delim.as_bytes();
     text.len() >= delim.len() && text.iter().zip(delim).all(|(a, b)| a == b)
 }
 
@@ -173,9 +171,15 @@ impl<'a> Items<'a> {
                 continue_ok,
                 left: "{{",
                 right: "}}",
+                error: String::new(),
             },
             state: State::Text,
         }
+    }
+
+    /// The message of the `Error` item that ended the items (empty before one).
+    pub(crate) fn error_message(&self) -> &str {
+        &self.lexer.error
     }
 }
 
@@ -210,6 +214,8 @@ struct Lexer<'a> {
     continue_ok: bool,
     left: &'static str,
     right: &'static str,
+    /// The message of the `Error` item, the last one emitted.
+    error: String,
 }
 
 enum State {
@@ -227,12 +233,12 @@ impl<'a> Lexer<'a> {
     }
 
     fn emit(&mut self, tok: Tok) {
-        let val = Cow::Borrowed(&self.input[self.start..self.pos]);
+        let val = &self.input[self.start..self.pos];
         self.emit_val(tok, self.start, val);
         self.start = self.pos;
     }
 
-    fn emit_val(&mut self, tok: Tok, pos: usize, val: Cow<'a, str>) {
+    fn emit_val(&mut self, tok: Tok, pos: usize, val: &'a str) {
         self.items.push_back(Item {
             tok,
             pos,
@@ -242,12 +248,32 @@ impl<'a> Lexer<'a> {
     }
 
     fn error(&mut self, msg: String) -> State {
-        self.emit_val(Tok::Error, self.start, Cow::Owned(msg));
+        self.error = msg;
+        self.emit_val(Tok::Error, self.start, "");
         State::Done
     }
 
+    /// The next character; an ASCII one (nearly all of a template's actions) without decoding.
     fn peek(&self) -> Option<char> {
-        self.rest().chars().next()
+        match self.input.as_bytes().get(self.pos) {
+            Some(&b) if b.is_ascii() => Some(char::from(b)),
+            Some(_) => self.rest().chars().next(),
+            None => None,
+        }
+    }
+
+    /// Moves past the letters, digits and underscores of a name, the ASCII ones byte by byte.
+    fn skip_alnum(&mut self) {
+        while let Some(&b) = self.input.as_bytes().get(self.pos) {
+            if b.is_ascii_alphanumeric() || b == b'_' {
+                self.pos += 1;
+                continue;
+            }
+            match self.peek() {
+                Some(c) if !c.is_ascii() && is_alnum(c) => self.pos += c.len_utf8(),
+                _ => break,
+            }
+        }
     }
 
     fn next(&mut self) -> Option<char> {
@@ -271,7 +297,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn at_right_delim(&self) -> (bool, bool) {
-        let rest = self.rest();
+        let rest = &self.input.as_bytes()[self.pos..];
         if self.starts_with_trimmed_right_delim(rest) {
             return (true, true);
         }
@@ -279,7 +305,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// `text` starts with ` -}}`: a trim marker and the right delimiter.
-    fn starts_with_trimmed_right_delim(&self, text: &str) -> bool {
+    fn starts_with_trimmed_right_delim(&self, text: &[u8]) -> bool {
         has_right_trim_marker(text) && starts_with_delim(&text[TRIM_MARKER_LEN..], self.right)
     }
 
@@ -288,7 +314,7 @@ impl<'a> Lexer<'a> {
             None => true,
             Some(c) if c.is_ascii() && is_space(c as u8) => true,
             Some('.' | ',' | '|' | ':' | ')' | '(') => true,
-            _ => starts_with_delim(self.rest(), self.right),
+            _ => starts_with_delim(&self.input.as_bytes()[self.pos..], self.right),
         }
     }
 
@@ -302,7 +328,7 @@ impl<'a> Lexer<'a> {
                 } else {
                     0
                 };
-                let text = Cow::Borrowed(&self.input[self.start..self.pos - trim]);
+                let text = &self.input[self.start..self.pos - trim];
                 let start = self.start;
                 self.start = self.pos;
                 if !text.is_empty() {
@@ -435,7 +461,7 @@ impl<'a> Lexer<'a> {
             self.pos += 1;
             n += 1;
         }
-        let before = &self.input[self.pos - 1..];
+        let before = &self.input.as_bytes()[self.pos - 1..];
         if self.starts_with_trimmed_right_delim(before) {
             self.pos -= 1;
             if n == 1 {
@@ -447,12 +473,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn lex_identifier(&mut self) -> State {
-        while let Some(c) = self.peek() {
-            if !is_alnum(c) {
-                break;
-            }
-            self.pos += c.len_utf8();
-        }
+        self.skip_alnum();
         if !self.at_terminator() {
             let c = self.peek().unwrap_or('\0');
             return self.error(format!("bad character {}", sharp_u(c)));
@@ -494,12 +515,7 @@ impl<'a> Lexer<'a> {
             });
             return State::InsideAction;
         }
-        while let Some(c) = self.peek() {
-            if !is_alnum(c) {
-                break;
-            }
-            self.pos += c.len_utf8();
-        }
+        self.skip_alnum();
         if !self.at_terminator() {
             let c = self.peek().unwrap_or('\0');
             return self.error(format!("bad character {}", sharp_u(c)));

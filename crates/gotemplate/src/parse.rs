@@ -437,14 +437,14 @@ impl<'a> Parser<'a> {
         let item = match self.items.next() {
             Some(i) => {
                 if matches!(i.tok, Tok::Eof | Tok::Error) {
-                    self.last = Some(i.clone());
+                    self.last = Some(i);
                 }
                 i
             }
-            None => self.last.clone().unwrap_or(Item {
+            None => self.last.unwrap_or(Item {
                 tok: Tok::Eof,
                 pos: self.text.len(),
-                val: "".into(),
+                val: "",
                 line_pos: self.last_line_pos,
             }),
         };
@@ -458,7 +458,7 @@ impl<'a> Parser<'a> {
 
     fn peek(&mut self) -> Item<'a> {
         let t = self.next();
-        self.backup(t.clone());
+        self.backup(t);
         t
     }
 
@@ -473,8 +473,16 @@ impl<'a> Parser<'a> {
 
     fn peek_non_space(&mut self) -> Item<'a> {
         let t = self.next_non_space();
-        self.backup(t.clone());
+        self.backup(t);
         t
+    }
+
+    /// `item` as Go prints it in a message: an `Error` item is the lexer's message.
+    fn shown(&self, item: &Item<'_>) -> String {
+        if item.tok == Tok::Error {
+            return self.items.error_message().to_string();
+        }
+        item.to_string()
     }
 
     fn errorf(&self, msg: String) -> Error {
@@ -488,7 +496,7 @@ impl<'a> Parser<'a> {
 
     fn unexpected(&self, item: &Item<'_>, context: &str) -> Error {
         if item.tok == Tok::Error {
-            return self.errorf(item.val.to_string());
+            return self.errorf(self.shown(item));
         }
         self.errorf(format!("unexpected {item} in {context}"))
     }
@@ -562,7 +570,7 @@ impl<'a> Parser<'a> {
         if name_item.tok != Tok::String && name_item.tok != Tok::RawString {
             return Err(self.unexpected(&name_item, context));
         }
-        let name = self.unquote(&name_item.val)?;
+        let name = self.unquote(name_item.val)?;
         self.expect(Tok::RightDelim, context)?;
         let saved_vars = std::mem::replace(&mut self.vars, vec!["$".to_string()]);
         let saved_name = std::mem::replace(&mut self.name, name.clone());
@@ -607,7 +615,7 @@ impl<'a> Parser<'a> {
         }
         let t = self.peek_non_space();
         if t.tok == Tok::Error {
-            return Err(self.errorf(t.val.into_owned()));
+            return Err(self.errorf(self.shown(&t)));
         }
         Err(self.errorf("unexpected EOF".into()))
     }
@@ -681,7 +689,7 @@ impl<'a> Parser<'a> {
 
     fn parse_template_name(&mut self, t: &Item<'_>, context: &str) -> PResult<String> {
         match t.tok {
-            Tok::String | Tok::RawString => self.unquote(&t.val),
+            Tok::String | Tok::RawString => self.unquote(t.val),
             _ => Err(self.unexpected(t, context)),
         }
     }
@@ -806,14 +814,14 @@ impl<'a> Parser<'a> {
                 pipe.decl.push(Var {
                     name: v.val.to_string(),
                 });
-                self.vars.push(v.val.into_owned());
+                self.vars.push(v.val.to_string());
                 break;
             } else if next.tok == Tok::Char && next.val == "," {
                 self.next_non_space();
                 pipe.decl.push(Var {
                     name: v.val.to_string(),
                 });
-                self.vars.push(v.val.into_owned());
+                self.vars.push(v.val.to_string());
                 if context == "range" && pipe.decl.len() < 2 {
                     let p = self.peek_non_space();
                     match p.tok {
@@ -879,7 +887,7 @@ impl<'a> Parser<'a> {
         Some(Item {
             tok: Tok::Space,
             pos,
-            val: " ".into(),
+            val: " ",
             line_pos: self.last_line_pos,
         })
     }
@@ -920,7 +928,7 @@ impl<'a> Parser<'a> {
             let t = self.next();
             match t.tok {
                 Tok::Space => continue,
-                Tok::Error => return Err(self.errorf(t.val.into_owned())),
+                Tok::Error => return Err(self.errorf(self.shown(&t))),
                 Tok::RightDelim | Tok::RightParen => self.backup(t),
                 Tok::Pipe => {}
                 _ => return Err(self.errorf(format!("unexpected {t} in operand"))),
@@ -983,23 +991,23 @@ impl<'a> Parser<'a> {
     fn term(&mut self) -> PResult<Option<Arg>> {
         let t = self.next_non_space();
         Ok(Some(match t.tok {
-            Tok::Error => return Err(self.errorf(t.val.into_owned())),
+            Tok::Error => return Err(self.errorf(self.shown(&t))),
             Tok::Identifier => {
-                if !(self.has_func)(&t.val) {
+                if !(self.has_func)(t.val) {
                     return Err(self.errorf(format!(
                         "function {} not defined",
-                        crate::gofmt::quote(&t.val)
+                        crate::gofmt::quote(t.val)
                     )));
                 }
                 Arg::Identifier {
                     pos: t.pos,
-                    name: t.val.into_owned(),
+                    name: t.val.to_string(),
                 }
             }
             Tok::Dot => Arg::Dot { pos: t.pos },
             Tok::Nil => Arg::Nil { pos: t.pos },
             Tok::Variable => {
-                let idents = chain_parts(&t.val);
+                let idents = chain_parts(t.val);
                 if !self.vars.iter().any(|v| *v == idents[0]) {
                     return Err(self.errorf(format!(
                         "undefined variable {}",
@@ -1017,7 +1025,7 @@ impl<'a> Parser<'a> {
                 val: t.val == "true",
             },
             Tok::CharConstant | Tok::Complex | Tok::Number => {
-                let num = parse_number(&t.val, t.tok).map_err(|m| self.errorf(m))?;
+                let num = parse_number(t.val, t.tok).map_err(|m| self.errorf(m))?;
                 Arg::Number { pos: t.pos, num }
             }
             Tok::LeftParen => {
@@ -1033,15 +1041,18 @@ impl<'a> Parser<'a> {
                 let pipe = pipe?;
                 let close = self.next();
                 if close.tok != Tok::RightParen {
-                    return Err(self.errorf(format!("unclosed right paren: unexpected {close}")));
+                    return Err(self.errorf(format!(
+                        "unclosed right paren: unexpected {}",
+                        self.shown(&close)
+                    )));
                 }
                 Arg::Pipe(Box::new(pipe))
             }
             Tok::String | Tok::RawString => {
-                let text = self.unquote(&t.val)?;
+                let text = self.unquote(t.val)?;
                 Arg::String {
                     pos: t.pos,
-                    quoted: t.val.into_owned(),
+                    quoted: t.val.to_string(),
                     text,
                 }
             }
