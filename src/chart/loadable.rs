@@ -67,8 +67,24 @@ pub struct JudgedValues {
 
 impl JudgedValues {
     /// `bytes` judged as the top chart's `values.yaml`, as [`check`] judges it.
+    ///
+    /// The judge reads the values as the render will (kept for it, so the run reads them
+    /// once): values that read as one mapping load, as the check's own reading would say. Any
+    /// other outcome gets the check's own reading, which names the error, and so do values
+    /// whose readings can differ: with tags (`!!int`), read differently under YAML 1.1 and
+    /// 1.2, or with directives or document markers (the check reads one document only).
     pub fn judge(bytes: Vec<u8>) -> JudgedValues {
-        let verdict = check_values("values.yaml", &crate::text::lossy(&bytes));
+        let text = crate::text::lossy(&bytes);
+        let plain = !text.contains("!!")
+            && !text.lines().any(|line| {
+                line.starts_with("---") || line.starts_with("...") || line.starts_with('%')
+            });
+        let loads = plain && super::values_read::read_ahead(&text) == Some(true);
+        let verdict = if loads {
+            Ok(())
+        } else {
+            check_values("values.yaml", &text)
+        };
         JudgedValues { bytes, verdict }
     }
 }
@@ -557,6 +573,14 @@ mod tests {
             Ok(Shape::Other) => Ok(false),
             Err(e) => Err(e.to_string()),
         };
+        for text in &values_cases() {
+            assert_eq!(shape(text), full(text), "{text:.200}");
+        }
+    }
+
+    /// The values the check is held to: edge cases of YAML and every values.yaml of the shared
+    /// charts.
+    fn values_cases() -> Vec<String> {
         let mut cases: Vec<String> = [
             "",
             "# only a comment\n",
@@ -576,6 +600,15 @@ mod tests {
             "a: b: c\n",
             "version: %VERSION%\n",
             "a: 1\n---\nb: 2\n",
+            "a: 1\n---\n",
+            "a: 1\n...\n",
+            "---\na: 1\n",
+            "%YAML 1.1\n---\na: 1\n",
+            "a: !!int 0778\n",
+            "a: !!int 0o17\n",
+            "a: !!str 017\n",
+            "a: !local x\n",
+            "mode: 0644\nflag: on\n",
             "\t- tab\n",
         ]
         .iter()
@@ -592,8 +625,18 @@ mod tests {
             cases.len() > before + 8,
             "the shared charts' values at {charts:?}"
         );
-        for text in &cases {
-            assert_eq!(shape(text), full(text), "{text:.200}");
+        cases
+    }
+
+    /// The judge's shortcut (the render's reading of the values) gives the check's verdict.
+    #[test]
+    fn values_judged_ahead_get_the_checks_verdict() {
+        for text in &values_cases() {
+            assert_eq!(
+                JudgedValues::judge(text.as_bytes().to_vec()).verdict,
+                check_values("values.yaml", text),
+                "{text:.200}"
+            );
         }
     }
 

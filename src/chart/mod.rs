@@ -16,6 +16,7 @@ pub mod repo;
 pub mod resolve;
 pub mod source;
 pub mod stamp;
+pub mod values_read;
 pub mod values_schema;
 pub mod version;
 
