@@ -140,7 +140,10 @@ impl Function {
 /// there; a function added here with a built-in's name replaces it, as in Go.
 #[derive(Clone, Default)]
 pub struct Functions {
-    pub(crate) map: HashMap<String, Function>,
+    /// Hashed with foldhash rather than SipHash: a name is looked up at every call of a
+    /// function in a template (and at parse, to check it exists), and the keys are the names
+    /// the program registers, not text from a template.
+    pub(crate) map: HashMap<String, Function, foldhash::fast::RandomState>,
 }
 
 impl Functions {
