@@ -76,6 +76,7 @@ impl std::fmt::Display for Item<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.tok {
             Tok::Eof => f.write_str("EOF"),
+            // Empty: the message is the lexer's, which the parser shows (`Parser::shown`).
             Tok::Error => f.write_str(self.val),
             t if t.is_keyword() => write!(f, "<{}>", self.val),
             _ if self.val.chars().count() > 10 => {
