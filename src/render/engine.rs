@@ -216,6 +216,9 @@ pub fn start_parsing_templates<'scope>(
 ) {
     let mut jobs = Vec::new();
     collect_parse_jobs(chart, None, &mut jobs);
+    // The longest first: the render waits for the last template parsed, and the short ones
+    // left when it starts share out evenly over its parse workers.
+    jobs.sort_by_key(|(_, text, _)| std::cmp::Reverse(text.len()));
     scope.spawn(move || {
         let set = Templates::new(funcs::helm_functions(Arc::new(funcs::NoCluster)));
         for (name, text, cache) in jobs {
@@ -246,10 +249,12 @@ fn collect_parse_jobs(
 /// Parses the templates not parsed yet on every core, into the chart's cache: parsing is a
 /// good part of a chart's first render, and every template parses on its own.
 fn parse_ahead(set: &Templates, order: &[String], templates: &BTreeMap<String, Renderable<'_>>) {
-    let unparsed: Vec<&String> = order
+    let mut unparsed: Vec<&String> = order
         .iter()
         .filter(|name| templates[*name].parsed.get().is_none())
         .collect();
+    // The longest first, dealt out in turn: the workers' shares come out near equal.
+    unparsed.sort_by_key(|name| std::cmp::Reverse(templates[*name].text.len()));
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(unparsed.len());
