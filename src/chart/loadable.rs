@@ -614,16 +614,15 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let charts = crate::chart::shared_charts_dir();
         let before = cases.len();
-        for entry in walkdir::WalkDir::new(&charts).into_iter().flatten() {
-            if entry.file_name() == "values.yaml" {
-                cases.push(std::fs::read_to_string(entry.path()).unwrap());
-            }
+        let is_values = |path: &std::path::Path| path.ends_with("values.yaml");
+        for path in crate::chart::shared_chart_paths(is_values) {
+            cases.push(std::fs::read_to_string(&path).unwrap());
         }
         assert!(
             cases.len() > before + 8,
-            "the shared charts' values at {charts:?}"
+            "the shared charts' values at {:?}",
+            crate::chart::shared_charts_dir()
         );
         cases
     }

@@ -180,6 +180,20 @@ pub(crate) fn shared_charts_dir() -> std::path::PathBuf {
         })
 }
 
+/// The paths under [`shared_charts_dir`] that `keep` picks, directories included: the real
+/// texts unit tests hold a reader to.
+#[cfg(test)]
+pub(crate) fn shared_chart_paths(
+    keep: impl Fn(&std::path::Path) -> bool,
+) -> Vec<std::path::PathBuf> {
+    walkdir::WalkDir::new(shared_charts_dir())
+        .into_iter()
+        .flatten()
+        .filter(|entry| keep(entry.path()))
+        .map(walkdir::DirEntry::into_path)
+        .collect()
+}
+
 /// The refusal Helm's rules give `files`, if any, as an error.
 fn unloadable(origin: &str, files: &BTreeMap<String, Vec<u8>>) -> Option<ChartError> {
     unloadable_judged(origin, files, None)

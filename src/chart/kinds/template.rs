@@ -632,21 +632,18 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let charts = crate::chart::shared_charts_dir();
         let before = texts.len();
-        for entry in walkdir::WalkDir::new(&charts).into_iter().flatten() {
-            if entry
-                .path()
-                .components()
-                .any(|c| c.as_os_str() == "templates")
-                && let Ok(text) = std::fs::read_to_string(entry.path())
-            {
+        let in_templates =
+            |path: &std::path::Path| path.components().any(|c| c.as_os_str() == "templates");
+        for path in crate::chart::shared_chart_paths(in_templates) {
+            if let Ok(text) = std::fs::read_to_string(&path) {
                 texts.push(text);
             }
         }
         assert!(
             texts.len() > before + 100,
-            "the shared charts' templates at {charts:?}"
+            "the shared charts' templates at {:?}",
+            crate::chart::shared_charts_dir()
         );
         for text in &texts {
             let found: Vec<(usize, usize, &str)> = actions(text)
