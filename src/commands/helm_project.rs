@@ -242,9 +242,19 @@ pub fn relaxed_warning(api: &ApiNames, schema: &SpecSchema) -> Option<String> {
 
 /// The operator's RBAC for all its charts and custom resources.
 pub fn rbac_for(charts: &[&Chart], apis: &[(&str, &str)]) -> rbac::RbacPlan {
+    rbac_for_telling_parsed(charts, apis, &|| {})
+}
+
+/// [`rbac_for`], calling `templates_parsed` as soon as each chart's render has parsed its
+/// templates.
+pub fn rbac_for_telling_parsed(
+    charts: &[&Chart],
+    apis: &[(&str, &str)],
+    templates_parsed: &(dyn Fn() + Sync),
+) -> rbac::RbacPlan {
     let scans: Vec<chart::kinds::KindScan> = charts
         .iter()
-        .map(|c| rbac::from_render::scan_and_render(c))
+        .map(|c| rbac::from_render::scan_and_render_telling_parsed(c, templates_parsed))
         .collect();
     let scan_refs: Vec<&chart::kinds::KindScan> = scans.iter().collect();
     let owned: Vec<rbac::OwnedApi> = apis

@@ -1,6 +1,7 @@
 //! `operator-rs new`: a new operator project in a new directory.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use super::helm_project;
 use super::inputs::{self, ApiNames};
@@ -37,18 +38,34 @@ fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
     // it does not wait on runs on one other thread, one step after the other: the chart, most
     // of the project's bytes, written as it is into the staging directory, then the CRD's files
     // from the values' schema. Any error drops the staging directory, so nothing is left.
+    //
+    // The CRD's files wait for the render to parse the chart's templates: while it parses,
+    // the parse, the scan of the templates and the values' schema check already share the two
+    // cores, and the render's execution that follows runs on this thread alone.
     let staging = scaffold::write::Staging::new(&target).map_err(write_error)?;
     let chart_dir = format!("helm-charts/{}", chart.name());
+    let parsed = OnceLock::new();
     let (rbac_plan, (chart_written, api_part)) = std::thread::scope(|scope| {
         let beside = scope.spawn(|| {
             let written = staging.write_tree(&chart_dir, &chart.files);
+            parsed.wait();
             (
                 written,
                 helm_project::api_and_files(&api, &chart, &chart_dir),
             )
         });
-        let rbac_plan =
-            helm_project::rbac_for(&[&chart], &[(api.group.as_str(), api.plural.as_str())]);
+        let rbac_plan = {
+            // However the render ends (a chart that does not load parses nothing; a panic
+            // unwinds through here), the CRD's files are not left waiting.
+            let _done = SetOnDrop(&parsed);
+            helm_project::rbac_for_telling_parsed(
+                &[&chart],
+                &[(api.group.as_str(), api.plural.as_str())],
+                &|| {
+                    let _ = parsed.set(());
+                },
+            )
+        };
         let beside = beside
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -80,6 +97,15 @@ fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
         project.helm_runtime(),
     );
     Ok(())
+}
+
+/// Sets its cell when dropped, unless it is set already.
+struct SetOnDrop<'a>(&'a OnceLock<()>);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.set(());
+    }
 }
 
 /// Refuses a target that exists and is not an empty directory, before any slow work.

@@ -11,11 +11,20 @@ use crate::render::probe::{self, Probe};
 /// What a chart creates: the text of its templates scanned (every branch) and the chart
 /// rendered with the values operator-rs can try (kinds from values, namespaces), side by side.
 pub fn scan_and_render(chart: &Chart) -> KindScan {
+    scan_and_render_telling_parsed(chart, &|| {})
+}
+
+/// [`scan_and_render`], calling `templates_parsed` as soon as the render has parsed the chart's
+/// templates (see [`probe::probe_telling_parsed`]).
+pub fn scan_and_render_telling_parsed(
+    chart: &Chart,
+    templates_parsed: &(dyn Fn() + Sync),
+) -> KindScan {
     // The render is the longer chain (load, parse, render): it runs on this thread, and the
     // scan, which finishes well before it, on another.
     let (mut scan, probe) = std::thread::scope(|scope| {
         let scan = scope.spawn(|| chart::kinds::scan(chart));
-        let probe = probe::probe(chart);
+        let probe = probe::probe_telling_parsed(chart, templates_parsed);
         let scan = scan
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));

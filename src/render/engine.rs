@@ -209,10 +209,12 @@ fn rendered_templates(chart: &ChartNode) -> impl Iterator<Item = &File> {
 /// Starts parsing every template of `chart` and its subcharts into the chart's cache, under
 /// the names a render gives them, on a thread of `scope`: a render started meanwhile finds
 /// them parsed (or waits for the one being parsed). The probe starts it as soon as the chart's
-/// tree is loaded, while its values files are still being read.
+/// tree is loaded, while its values files are still being read. `parsed` is called once every
+/// template is parsed, by this thread or a render's.
 pub fn start_parsing_templates<'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     chart: &ChartNode,
+    parsed: &'scope (dyn Fn() + Sync),
 ) {
     let mut jobs = Vec::new();
     collect_parse_jobs(chart, None, &mut jobs);
@@ -222,8 +224,10 @@ pub fn start_parsing_templates<'scope>(
     scope.spawn(move || {
         let set = Templates::new(funcs::helm_functions(Arc::new(funcs::NoCluster)));
         for (name, text, cache) in jobs {
+            // A template a render's parse has begun waits here until it is parsed.
             let _ = parse_cached(&set, &name, text, &cache);
         }
+        parsed();
     });
 }
 

@@ -76,31 +76,38 @@ const DEFAULTS: &str = "the default values";
 /// Renders `chart` (loaded as the helm-operator loads it, from its directory) with each set of
 /// values to try, on each supported Kubernetes version that can change the output.
 pub fn probe(chart: &Chart) -> Probe {
-    probe_on(chart, false)
+    probe_telling_parsed(chart, &|| {})
+}
+
+/// [`probe`], calling `templates_parsed` once, as soon as the chart's templates are all parsed
+/// (not at all when the chart does not load): the renders then only execute them.
+pub fn probe_telling_parsed(chart: &Chart, templates_parsed: &(dyn Fn() + Sync)) -> Probe {
+    probe_on(chart, false, templates_parsed)
 }
 
 /// [`probe`], rendering on both Kubernetes versions whenever a template mentions
 /// `.Capabilities`, even when the first render shows the second would come out the same: what
 /// [`probe`] must agree with.
 pub fn probe_every_version(chart: &Chart) -> Probe {
-    probe_on(chart, true)
+    probe_on(chart, true, &|| {})
 }
 
-fn probe_on(chart: &Chart, every_version: bool) -> Probe {
+fn probe_on(chart: &Chart, every_version: bool, templates_parsed: &(dyn Fn() + Sync)) -> Probe {
     // The parse the load starts ends with the probe, whichever way the probe ends: a thread
     // still allocating when the process exits would race the allocator's shutdown.
-    std::thread::scope(|scope| probe_in(scope, chart, every_version))
+    std::thread::scope(|scope| probe_in(scope, chart, every_version, templates_parsed))
 }
 
 fn probe_in<'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     chart: &Chart,
     every_version: bool,
+    templates_parsed: &'scope (dyn Fn() + Sync),
 ) -> Probe {
     let mut out = Probe::default();
     // The templates parse while the values files are read; the renders wait for them.
     let load = ChartNode::load_beside(chart, true, |tree| {
-        super::engine::start_parsing_templates(scope, tree)
+        super::engine::start_parsing_templates(scope, tree, templates_parsed)
     });
     let node = match load {
         Ok(node) => node,
@@ -391,6 +398,43 @@ mod tests {
     }
 
     const CHART_YAML: &str = "apiVersion: v2\nname: probe\nversion: 1.0.0\n";
+
+    #[test]
+    fn the_caller_is_told_once_when_the_templates_are_parsed() {
+        let told = std::sync::atomic::AtomicUsize::new(0);
+        let tell = || {
+            told.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        };
+        // Two sets of values, two Kubernetes versions: one parse.
+        let probe = probe_telling_parsed(
+            &chart(&[
+                ("Chart.yaml", CHART_YAML),
+                ("ci/a-values.yaml", "a: 1\n"),
+                ("templates/_h.tpl", r#"{{ define "h" }}x{{ end }}"#),
+                (
+                    "templates/cm.yaml",
+                    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ include \"h\" . }}{{ .Capabilities.KubeVersion.Minor }}\n",
+                ),
+            ]),
+            &tell,
+        );
+        assert_eq!(probe.failures, vec![]);
+        assert_eq!(probe.kube_versions.len(), 2, "{probe:?}");
+        assert_eq!(told.load(std::sync::atomic::Ordering::SeqCst), 1);
+
+        // A chart that does not load parses nothing.
+        told.store(0, std::sync::atomic::Ordering::SeqCst);
+        let probe = probe_telling_parsed(
+            &chart(&[
+                ("Chart.yaml", CHART_YAML),
+                ("charts/broken-1.0.0.tgz", "not an archive"),
+                ("templates/cm.yaml", "a: b\n"),
+            ]),
+            &tell,
+        );
+        assert!(probe.defaults_failure().is_some(), "{probe:?}");
+        assert_eq!(told.load(std::sync::atomic::Ordering::SeqCst), 0);
+    }
 
     #[test]
     fn a_kind_from_values_is_rendered() {
