@@ -1145,6 +1145,41 @@ fn upgrade_force_replaces_the_objects_whole() {
 }
 
 #[test]
+fn sigterm_stops_a_runtime_whose_watch_has_not_listed_yet() {
+    // kube's controller waits for its first listing before a graceful shutdown ends; a
+    // runtime that cannot list its resources (a permission missing) must still stop.
+    let setup = Setup::new();
+    setup.server.refuse("list", PLURAL, None);
+    let run = setup.run(&["--health-probe-bind-address=0"], &[]);
+    let logs = || run.logs();
+    wait_for(
+        "the runtime to watch HelloWorld",
+        DEADLINE,
+        || {
+            run.assert_running();
+            run.stderr().contains("Watching resource").then_some(())
+        },
+        logs,
+    );
+    wait_for(
+        "the runtime to try to list HelloWorld",
+        DEADLINE,
+        || {
+            setup
+                .server
+                .requests()
+                .iter()
+                .any(|r| r.method == "GET" && r.path.ends_with(PLURAL))
+                .then_some(())
+        },
+        logs,
+    );
+    run.signal("TERM");
+    let status = run.wait_exit(DEADLINE);
+    assert!(status.success(), "{status}\n{}", run.logs());
+}
+
+#[test]
 fn a_leader_that_cannot_renew_its_lease_stops_at_once() {
     let setup = Setup::new();
     let run = setup.run(

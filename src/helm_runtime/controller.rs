@@ -139,6 +139,26 @@ struct Context {
     suppress_override_values: bool,
 }
 
+/// Completes when `shutdown` does before `store` has listed its objects once, else never.
+///
+/// kube's controller holds its reconciliations until its cache has listed the objects once,
+/// and its graceful shutdown waits for that: a shutdown before the first listing (SIGTERM
+/// while the operator starts, or while a missing permission fails the list) would wait
+/// forever.
+async fn shutdown_before_listing<K>(
+    store: kube::runtime::reflector::Store<K>,
+    shutdown: impl Future<Output = ()>,
+) where
+    K: kube::Resource + Clone + 'static,
+    K::DynamicType: Eq + std::hash::Hash + Clone,
+{
+    tokio::select! {
+        biased;
+        _ = store.wait_until_ready() => std::future::pending::<()>().await,
+        () = shutdown => {}
+    }
+}
+
 /// Runs a controller for every entry until `shutdown` completes, then lets the reconciles in
 /// flight finish.
 pub async fn run(
@@ -282,16 +302,22 @@ pub async fn run(
                 });
             let log = options.log.clone();
             let kind = watch.kind.clone();
+            let store = controller.store();
+            let running = controller
+                .run(reconcile, error_policy, context.clone())
+                .for_each(move |result| {
+                    if let Err(e) = result {
+                        log.error(&format!("{kind}: {e}"));
+                    }
+                    futures::future::ready(())
+                });
             controllers.push(
-                controller
-                    .run(reconcile, error_policy, context.clone())
-                    .for_each(move |result| {
-                        if let Err(e) = result {
-                            log.error(&format!("{kind}: {e}"));
-                        }
-                        futures::future::ready(())
-                    })
-                    .boxed(),
+                futures::future::select(
+                    running.boxed(),
+                    shutdown_before_listing(store, shutdown.clone()).boxed(),
+                )
+                .map(|_| ())
+                .boxed(),
             );
         }
     }
