@@ -1151,16 +1151,7 @@ fn sigterm_stops_a_runtime_whose_watch_has_not_listed_yet() {
     let setup = Setup::new();
     setup.server.refuse("list", PLURAL, None);
     let run = setup.run(&["--health-probe-bind-address=0"], &[]);
-    let logs = || run.logs();
-    wait_for(
-        "the runtime to watch HelloWorld",
-        DEADLINE,
-        || {
-            run.assert_running();
-            run.stderr().contains("Watching resource").then_some(())
-        },
-        logs,
-    );
+    wait_watching(&run, "HelloWorld");
     wait_for(
         "the runtime to try to list HelloWorld",
         DEADLINE,
@@ -1172,7 +1163,7 @@ fn sigterm_stops_a_runtime_whose_watch_has_not_listed_yet() {
                 .any(|r| r.method == "GET" && r.path.ends_with(PLURAL))
                 .then_some(())
         },
-        logs,
+        || run.logs(),
     );
     run.signal("TERM");
     let status = run.wait_exit(DEADLINE);
