@@ -31,7 +31,8 @@ pub fn load(path: &Path) -> Result<Chart, ChartError> {
 /// again by the load, whose bytes the verdict must match to count.
 pub fn load_judging_values(path: &Path) -> Result<(Chart, Option<JudgedValues>), ChartError> {
     std::thread::scope(|scope| {
-        let judging = read_top_values(path).map(|bytes| scope.spawn(|| JudgedValues::judge(bytes)));
+        let judging = read_top_file(path, "values.yaml")
+            .map(|bytes| scope.spawn(|| JudgedValues::judge(bytes)));
         let chart = load(path);
         let judged = judging.map(|judging| {
             judging
@@ -42,11 +43,12 @@ pub fn load_judging_values(path: &Path) -> Result<(Chart, Option<JudgedValues>),
     })
 }
 
-/// The bytes of the chart directory `dir`'s own `values.yaml` when it is a plain file within
-/// the size limit; `None` otherwise (or for an archive), when the load reads and checks it in
-/// its turn.
-fn read_top_values(dir: &Path) -> Option<Vec<u8>> {
-    let path = dir.join("values.yaml");
+/// The bytes of the file `name` of the chart directory `dir` (the top chart's own, not a
+/// subchart's) when it is a plain file within the size limit; `None` otherwise (or for an
+/// archive), when the load reads and checks it in its turn. For work started before the load
+/// ends: the load reads the file again, and what was done ahead counts only for the same bytes.
+pub fn read_top_file(dir: &Path, name: &str) -> Option<Vec<u8>> {
+    let path = dir.join(name);
     let meta = std::fs::symlink_metadata(&path).ok()?;
     if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
         return None;

@@ -29,6 +29,23 @@ pub fn run(ui: &Ui, args: NewArgs) -> anyhow::Result<()> {
 }
 
 fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
+    std::thread::scope(|scope| {
+        // While this thread reads a local chart, one core is half idle: a large values schema
+        // compiles there, for the render's values check to take (see `compile_ahead`).
+        if let Some(reference) = args.api.helm_chart.as_deref() {
+            scope.spawn(move || {
+                if let Some(bytes) =
+                    crate::chart::local::read_top_file(Path::new(reference), "values.schema.json")
+                {
+                    crate::render::schema::compile_ahead(bytes);
+                }
+            });
+        }
+        new_helm_project(ui, args, domain)
+    })
+}
+
+fn new_helm_project(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
     let (chart, api) = helm_project::chart_and_names(ui, &args.api, domain)?;
     let name = inputs::project_name(ui, args.name.as_deref(), &api.kind)?;
     let target = PathBuf::from(name.as_str());
