@@ -11,6 +11,7 @@ pub mod crdgen;
 pub mod duration;
 pub mod error;
 pub mod fsutil;
+pub mod handover;
 pub mod helm_runtime;
 pub mod image;
 pub mod kube;

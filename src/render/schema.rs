@@ -3,12 +3,13 @@
 //! integer`); the nesting of `allOf`/`properties` groups that validator prints is flattened.
 
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
 use super::tree::ChartNode;
+use crate::handover::Handover;
 
 /// Checks `values` (the coalesced values, a JSON object: a validator reads a JSON value, and
 /// wrapping a copy of a large chart's values cost a deep clone per check) against the chart's
@@ -102,37 +103,11 @@ fn compile(bytes: &[u8]) -> Compiled {
 /// redis the compile was ~11M instructions, run while the parse, the scan of the templates and
 /// the CRD's files already shared the two cores, while one core sat half idle during the load.
 pub fn compile_ahead(bytes: Vec<u8>) {
-    AHEAD.compile(bytes);
+    AHEAD.make(bytes, compile);
 }
 
-/// The validator compiled ahead, with the bytes it was compiled from. One is enough: a command
-/// compiles its one chart's schema ahead.
-static AHEAD: Ahead = Ahead(Mutex::new(None));
-
-struct Ahead(Mutex<Option<(Vec<u8>, Compiled)>>);
-
-impl Ahead {
-    /// The lock is held while compiling, so that a render asking meanwhile waits for this
-    /// compile rather than doing its own.
-    fn compile(&self, bytes: Vec<u8>) {
-        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let compiled = compile(&bytes);
-        *kept = Some((bytes, compiled));
-    }
-
-    /// The kept validator when it was compiled from `bytes`, compared byte for byte; handed
-    /// over, not copied.
-    fn take(&self, bytes: &[u8]) -> Option<Compiled> {
-        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if kept
-            .as_ref()
-            .is_some_and(|(kept_bytes, _)| kept_bytes == bytes)
-        {
-            return kept.take().map(|(_, compiled)| compiled);
-        }
-        None
-    }
-}
+/// The validator compiled ahead, with the bytes it was compiled from.
+static AHEAD: Handover<Compiled> = Handover::new();
 
 impl fmt::Debug for Schema {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -263,19 +238,15 @@ mod tests {
     }
 
     #[test]
-    fn a_schema_compiled_ahead_is_taken_once_for_the_same_bytes() {
-        let ahead = Ahead(Mutex::new(None));
+    fn a_schema_compiled_ahead_validates_and_fails_as_one_compiled_in_place() {
+        let ahead = Handover::new();
         let schema = br#"{"type":"object","properties":{"n":{"type":"integer"}}}"#;
-        ahead.compile(schema.to_vec());
-        assert!(ahead.take(br#"{"type":"object"}"#).is_none());
-        let taken = ahead.take(schema).expect("compiled from the same bytes");
-        let validator = taken.unwrap();
+        ahead.make(schema.to_vec(), compile);
+        let validator = ahead.take(schema).unwrap().unwrap();
         assert!(!validator.is_valid(&serde_json::json!({"n": "x"})));
         assert!(validator.is_valid(&serde_json::json!({"n": 1})));
-        // Handed over once: the next schema of the same bytes compiles its own.
-        assert!(ahead.take(schema).is_none());
         // A schema that does not compile is kept as the same error the render would give.
-        ahead.compile(b"{not json".to_vec());
+        ahead.make(b"{not json".to_vec(), compile);
         assert_eq!(
             ahead.take(b"{not json").unwrap().err(),
             compile(b"{not json").err()
