@@ -75,16 +75,26 @@ pub fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
 }
 
 fn natural_less(a: &str, b: &str) -> bool {
+    // Keys are nearly always ASCII, whose bytes are its characters: no copy to compare them.
+    if a.is_ascii() && b.is_ascii() {
+        return natural_less_in(a.as_bytes(), b.as_bytes());
+    }
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
+    natural_less_in(&ar, &br)
+}
+
+/// [`natural_less`] over the characters of the two keys.
+fn natural_less_in<C: Copy + Ord + Into<char>>(ar: &[C], br: &[C]) -> bool {
+    let char_at = |s: &[C], i: usize| -> char { s[i].into() };
     let mut i = 0;
     while i < ar.len() && i < br.len() {
         if ar[i] == br[i] {
             i += 1;
             continue;
         }
-        let al = ar[i].is_alphabetic();
-        let bl = br[i].is_alphabetic();
+        let al = char_at(ar, i).is_alphabetic();
+        let bl = char_at(br, i).is_alphabetic();
         if al && bl {
             return ar[i] < br[i];
         }
@@ -92,11 +102,11 @@ fn natural_less(a: &str, b: &str) -> bool {
             return bl;
         }
         let (mut an, mut bn): (i64, i64) = (0, 0);
-        if ar[i] == '0' || br[i] == '0' {
+        if char_at(ar, i) == '0' || char_at(br, i) == '0' {
             let mut j = i;
-            while j > 0 && ar[j - 1].is_ascii_digit() {
+            while j > 0 && char_at(ar, j - 1).is_ascii_digit() {
                 j -= 1;
-                if ar[j] != '0' {
+                if char_at(ar, j) != '0' {
                     an = 1;
                     bn = 1;
                     break;
@@ -104,13 +114,17 @@ fn natural_less(a: &str, b: &str) -> bool {
             }
         }
         let mut ai = i;
-        while ai < ar.len() && ar[ai].is_ascii_digit() {
-            an = an.wrapping_mul(10).wrapping_add(ar[ai] as i64 - '0' as i64);
+        while ai < ar.len() && char_at(ar, ai).is_ascii_digit() {
+            an = an
+                .wrapping_mul(10)
+                .wrapping_add(char_at(ar, ai) as i64 - '0' as i64);
             ai += 1;
         }
         let mut bi = i;
-        while bi < br.len() && br[bi].is_ascii_digit() {
-            bn = bn.wrapping_mul(10).wrapping_add(br[bi] as i64 - '0' as i64);
+        while bi < br.len() && char_at(br, bi).is_ascii_digit() {
+            bn = bn
+                .wrapping_mul(10)
+                .wrapping_add(char_at(br, bi) as i64 - '0' as i64);
             bi += 1;
         }
         if an != bn {
@@ -195,6 +209,7 @@ enum Style {
 }
 
 /// What go-yaml's scalar analysis allows for a value.
+#[derive(Debug, PartialEq)]
 struct Analysis {
     multiline: bool,
     flow_plain: bool,
@@ -221,6 +236,33 @@ fn is_printable(c: char) -> bool {
 }
 
 fn analyze(value: &str) -> Analysis {
+    if is_plain_word(value) {
+        // What the character walk below finds for such a word, without walking it.
+        return Analysis {
+            multiline: false,
+            flow_plain: true,
+            block_plain: true,
+            single: true,
+            block: true,
+        };
+    }
+    analyze_chars(value)
+}
+
+/// Letters, digits and `_./-`, not starting with `-` or `.`: no character go-yaml's analysis
+/// treats specially, so every style is open to it. Most scalars charts emit are such words
+/// (names, image tags, label values), and walking them char by char was a third of `toYaml`.
+fn is_plain_word(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    bytes
+        .first()
+        .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'/'))
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
+}
+
+fn analyze_chars(value: &str) -> Analysis {
     if value.is_empty() {
         return Analysis {
             multiline: false,
@@ -760,6 +802,14 @@ impl Emitter {
         if !self.whitespace {
             self.put(' ');
         }
+        if !value.contains(' ') {
+            // Only a space can become a line break here: the rest is written as it is.
+            self.out.push_str(value);
+            self.column += value.chars().count();
+            self.whitespace = false;
+            self.indention = false;
+            return;
+        }
         let chars: Vec<char> = value.chars().collect();
         let mut spaces = false;
         for (i, &c) in chars.iter().enumerate() {
@@ -955,6 +1005,77 @@ mod tests {
         let mut keys = vec!["b", "a10", "a2", "B", "1", "_x", "a-1", "a_1"];
         keys.sort_by(|a, b| natural_order(a, b));
         assert_eq!(keys, vec!["_x", "1", "B", "a-1", "a_1", "a2", "a10", "b"]);
+    }
+
+    #[test]
+    fn ascii_keys_compare_as_their_characters_do() {
+        let keys = [
+            "a", "b", "a1", "a2", "a10", "a01", "a001", "a0", "0", "00", "01", "1", "10", "2",
+            "ab", "aB", "B", "_x", "x_", "a-1", "a.1", "", "z9", "z09", "z90", "1a", "10a", "9a",
+        ];
+        for a in keys {
+            for b in keys {
+                let chars = |s: &str| s.chars().collect::<Vec<char>>();
+                assert_eq!(
+                    natural_less(a, b),
+                    natural_less_in(&chars(a), &chars(b)),
+                    "{a:?} < {b:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn plain_words_are_analysed_as_the_character_walk_finds() {
+        for value in [
+            "a",
+            "nginx",
+            "app.kubernetes.io/name",
+            "v1.2.3",
+            "my_value",
+            "/path/to",
+            "x-y",
+            "a-",
+            "a.",
+            "0644",
+            "123",
+            "yes",
+            "abc123",
+            "-x",
+            "--x",
+            ".hidden",
+            "...",
+            "---",
+            "a b",
+            "a:b",
+            "a: b",
+            "a#b",
+            "a #b",
+            "[a]",
+            "{a}",
+            "a,b",
+            "?a",
+            "é",
+            "a\tb",
+            "a\nb",
+            "",
+            " a",
+            "a ",
+            "_x",
+            "/",
+            "1.5e3",
+            "@x",
+            "a@b",
+            "a%b",
+            "a*b",
+        ] {
+            assert_eq!(analyze(value), analyze_chars(value), "{value:?}");
+            if is_plain_word(value) {
+                assert!(!value.is_empty() && value.is_ascii(), "{value:?}");
+            }
+        }
+        assert!(is_plain_word("app.kubernetes.io/name"));
+        assert!(!is_plain_word("-x") && !is_plain_word(".x") && !is_plain_word("a b"));
     }
 
     #[test]
