@@ -12,23 +12,23 @@ pub fn add_shared_files(
 ) -> Result<(), TemplateError> {
     plan.add(
         ".gitignore",
-        templates::render("common/gitignore.jinja", context)?,
+        templates::render("common/gitignore.tera", context)?,
     );
     plan.add(
         ".dockerignore",
-        templates::render("common/dockerignore.jinja", context)?,
+        templates::render("common/dockerignore.tera", context)?,
     );
     plan.add(
         "deploy/service_account.yaml",
-        templates::render("common/deploy/service_account.yaml.jinja", context)?,
+        templates::render("common/deploy/service_account.yaml.tera", context)?,
     );
     plan.add(
         "deploy/role_binding.yaml",
-        templates::render("common/deploy/role_binding.yaml.jinja", context)?,
+        templates::render("common/deploy/role_binding.yaml.tera", context)?,
     );
     plan.add(
         "deploy/kustomization.yaml",
-        templates::render("common/deploy/kustomization.yaml.jinja", context)?,
+        templates::render("common/deploy/kustomization.yaml.tera", context)?,
     );
     Ok(())
 }

@@ -108,19 +108,19 @@ fn role_context(role: &RoleSpec) -> templates::Context {
 
 /// `deploy/role.yaml`
 pub fn role_file(role: &RoleSpec) -> Result<String, TemplateError> {
-    templates::render("helm/deploy/role.yaml.jinja", &role_context(role))
+    templates::render("helm/deploy/role.yaml.tera", &role_context(role))
 }
 
 /// `deploy/role_binding.yaml`
 pub fn role_binding_file(role: &RoleSpec) -> Result<String, TemplateError> {
-    templates::render("common/deploy/role_binding.yaml.jinja", &role_context(role))
+    templates::render("common/deploy/role_binding.yaml.tera", &role_context(role))
 }
 
 /// One entry of `watches.yaml`, to append to an existing file.
 pub fn watches_entry(api: &HelmApi) -> Result<String, TemplateError> {
     let mut context = templates::Context::new();
     context.insert("api", &WatchEntry::from(api));
-    templates::render("helm/watches_entry.yaml.jinja", &context)
+    templates::render("helm/watches_entry.yaml.tera", &context)
 }
 
 /// Every file of a new Helm operator project except `PROJECT`, which `commands` writes; the
@@ -142,11 +142,11 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
 
     plan.add(
         "README.md",
-        templates::render("helm/README.md.jinja", &context)?,
+        templates::render("helm/README.md.tera", &context)?,
     );
     plan.add(
         "watches.yaml",
-        templates::render("helm/watches.yaml.jinja", &context)?,
+        templates::render("helm/watches.yaml.tera", &context)?,
     );
     plan.add(
         "build/Dockerfile",
@@ -154,7 +154,7 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
     );
     plan.add(
         "deploy/operator.yaml",
-        templates::render("helm/deploy/operator.yaml.jinja", &context)?,
+        templates::render("helm/deploy/operator.yaml.tera", &context)?,
     );
     plan.add("deploy/role.yaml", role_file(role)?);
     common::add_shared_files(&mut plan, &context)?;
@@ -164,8 +164,8 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
 /// The image's recipe: the helm-operator image, or the operator-rs binary on a small base.
 fn dockerfile_template(runtime: HelmRuntime) -> &'static str {
     match runtime {
-        HelmRuntime::HelmOperator => "helm/build/Dockerfile.jinja",
-        HelmRuntime::OperatorRs => "helm/build/Dockerfile-operator-rs.jinja",
+        HelmRuntime::HelmOperator => "helm/build/Dockerfile.tera",
+        HelmRuntime::OperatorRs => "helm/build/Dockerfile-operator-rs.tera",
     }
 }
 
@@ -208,11 +208,11 @@ pub fn add_api_files(plan: &mut FilePlan, api: &HelmApi) -> Result<(), TemplateE
     context.insert("spec_block", &sample_spec_block(&api.chart.values_text()));
     plan.add(
         format!("deploy/crds/{}", crd_file_name(api)),
-        templates::render("helm/deploy/crd.yaml.jinja", &context)?,
+        templates::render("helm/deploy/crd.yaml.tera", &context)?,
     );
     plan.add(
         format!("deploy/crds/{}", sample_file_name(api)),
-        templates::render("helm/deploy/cr.yaml.jinja", &context)?,
+        templates::render("helm/deploy/cr.yaml.tera", &context)?,
     );
     Ok(())
 }
@@ -271,7 +271,7 @@ pub fn indent(text: &str, width: usize) -> String {
 }
 
 /// The starter chart (like `helm create`), named `chart_name`. As `helm create` does, the
-/// `<CHARTNAME>` placeholder is replaced in every file; nothing goes through the Jinja engine
+/// `<CHARTNAME>` placeholder is replaced in every file; nothing goes through Tera, the engine
 /// of the project's templates, whose braces would collide with the chart's Go templates.
 pub fn default_chart_files(chart_name: &str) -> Result<BTreeMap<String, Vec<u8>>, TemplateError> {
     let files = templates::raw_tree("helm/default-chart")?;

@@ -112,15 +112,15 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
 
     let mut plan = FilePlan::new();
     for (path, template) in [
-        ("Cargo.toml", "rust/Cargo.toml.jinja"),
-        ("README.md", "rust/README.md.jinja"),
-        ("build/Dockerfile", "rust/build/Dockerfile.jinja"),
-        ("deploy/operator.yaml", "rust/deploy/operator.yaml.jinja"),
-        ("src/main.rs", "rust/src/main.rs.jinja"),
-        ("src/lib.rs", "rust/src/lib.rs.jinja"),
-        ("src/context.rs", "rust/src/context.rs.jinja"),
-        ("src/bin/crdgen.rs", "rust/src/bin/crdgen.rs.jinja"),
-        (".github/workflows/ci.yaml", "rust/github/ci.yaml.jinja"),
+        ("Cargo.toml", "rust/Cargo.toml.tera"),
+        ("README.md", "rust/README.md.tera"),
+        ("build/Dockerfile", "rust/build/Dockerfile.tera"),
+        ("deploy/operator.yaml", "rust/deploy/operator.yaml.tera"),
+        ("src/main.rs", "rust/src/main.rs.tera"),
+        ("src/lib.rs", "rust/src/lib.rs.tera"),
+        ("src/context.rs", "rust/src/context.rs.tera"),
+        ("src/bin/crdgen.rs", "rust/src/bin/crdgen.rs.tera"),
+        (".github/workflows/ci.yaml", "rust/github/ci.yaml.tera"),
     ] {
         plan.add(path, templates::render(template, &context)?);
     }
@@ -190,7 +190,7 @@ pub fn registry_files(name: &ProjectName, apis: &[RustApi]) -> Result<FilePlan, 
     let mut plan = FilePlan::new();
     plan.add(
         "src/api/mod.rs",
-        templates::render("rust/src/api/mod.rs.jinja", &context)?,
+        templates::render("rust/src/api/mod.rs.tera", &context)?,
     );
     for version in &versions {
         let mut version_context = context.clone();
@@ -198,20 +198,20 @@ pub fn registry_files(name: &ProjectName, apis: &[RustApi]) -> Result<FilePlan, 
         version_context.insert("apis", &version.apis);
         plan.add(
             format!("src/api/{}/mod.rs", version.name),
-            templates::render("rust/src/api/version_mod.rs.jinja", &version_context)?,
+            templates::render("rust/src/api/version_mod.rs.tera", &version_context)?,
         );
     }
     plan.add(
         "src/controllers/mod.rs",
-        templates::render("rust/src/controllers/mod.rs.jinja", &context)?,
+        templates::render("rust/src/controllers/mod.rs.tera", &context)?,
     );
     plan.add(
         "deploy/role.yaml",
-        templates::render("rust/deploy/role.yaml.jinja", &context)?,
+        templates::render("rust/deploy/role.yaml.tera", &context)?,
     );
     plan.add(
         "deploy/kustomization.yaml",
-        templates::render("common/deploy/kustomization.yaml.jinja", &context)?,
+        templates::render("common/deploy/kustomization.yaml.tera", &context)?,
     );
     Ok(plan)
 }
@@ -223,7 +223,7 @@ pub fn api_files(name: &ProjectName, api: &RustApi) -> Result<FilePlan, RustScaf
     let mut plan = version_files(&context, api)?;
     plan.add(
         format!("src/controllers/{}.rs", api.kind.snake()),
-        templates::render("rust/src/controllers/kind.rs.jinja", &context)?,
+        templates::render("rust/src/controllers/kind.rs.tera", &context)?,
     );
     plan.add(
         format!("deploy/crds/{}", crd_file_name(api)),
@@ -270,11 +270,11 @@ fn version_files(
     let mut plan = FilePlan::new();
     plan.add(
         format!("src/api/{}/{}.rs", api.version, api.kind.snake()),
-        templates::render("rust/src/api/kind.rs.jinja", context)?,
+        templates::render("rust/src/api/kind.rs.tera", context)?,
     );
     plan.add(
         format!("deploy/crds/{}", sample_file_name(api)),
-        templates::render("rust/deploy/cr.yaml.jinja", context)?,
+        templates::render("rust/deploy/cr.yaml.tera", context)?,
     );
     Ok(plan)
 }

@@ -1,7 +1,7 @@
 //! The CRD of a Rust project, exactly as the project's `crdgen` prints it.
 //!
 //! `new` cannot run the project's code, so it renders what kube-derive and schemars produce
-//! for the generated types (the template `rust/deploy/crd.json.jinja` mirrors their output field
+//! for the generated types (the template `rust/deploy/crd.json.tera` mirrors their output field
 //! for field) and serialises it with serde-saphyr, the YAML crate `crdgen` uses, pinned to the
 //! same version by the shipped `Cargo.lock`. A test compares the two byte for byte.
 
@@ -93,7 +93,7 @@ impl KindCrd {
 }
 
 fn crd_value(context: &templates::Context, api: &RustApi) -> Result<Value, RustScaffoldError> {
-    let json = templates::render("rust/deploy/crd.json.jinja", context)?;
+    let json = templates::render("rust/deploy/crd.json.tera", context)?;
     serde_json::from_str(&json)
         .map_err(|e| RustScaffoldError::CrdTemplate(api.kind.to_string(), e.to_string()))
 }
