@@ -57,7 +57,9 @@ pub fn kubernetes_validate(files: &[PathBuf]) {
     }
 }
 
-/// Runs `checkov --framework kubernetes` on a directory; no check may fail.
+/// Runs `checkov --framework kubernetes` on a directory: no check may fail, and it must have
+/// scanned something. checkov silently scans nothing under a path with a hidden directory in
+/// it, such as tempfile's `/tmp/.tmpXXXX`, so it runs inside `dir` on `.`.
 pub fn checkov(dir: &Path) {
     let Some(tool) = venv_tool("checkov") else {
         return;
@@ -67,11 +69,13 @@ pub fn checkov(dir: &Path) {
             "--framework",
             "kubernetes",
             "--quiet",
-            "--compact",
             "--skip-download",
+            "--output",
+            "json",
             "-d",
+            ".",
         ])
-        .arg(dir)
+        .current_dir(dir)
         .output()
         .expect("run checkov");
     let text = format!(
@@ -79,9 +83,40 @@ pub fn checkov(dir: &Path) {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "checkov gave no JSON report ({e}) for {}:\n{text}",
+            dir.display()
+        )
+    });
+    // A scan that found nothing to check is its summary alone.
+    let summary = report.get("summary").unwrap_or(&report);
     assert!(
-        output.status.success() && !text.contains("FAILED"),
-        "checkov found failed checks in {}:\n{text}",
+        summary["resource_count"].as_u64().unwrap_or(0) > 0,
+        "checkov scanned no resource in {}:\n{text}",
+        dir.display()
+    );
+    let failed: Vec<String> = report["results"]["failed_checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|check| {
+            format!(
+                "{} {} on {} in {}",
+                check["check_id"], check["check_name"], check["resource"], check["file_path"]
+            )
+        })
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "checkov failed checks in {}:\n{}\n{}",
+        dir.display(),
+        failed.join("\n"),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.status.success() && summary["parsing_errors"] == 0,
+        "checkov failed on {}:\n{text}",
         dir.display()
     );
 }
