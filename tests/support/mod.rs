@@ -21,3 +21,4 @@ pub mod registry;
 pub mod terminal;
 pub mod tls_proxy;
 pub mod tools;
+pub mod webhook_server;
