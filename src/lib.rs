@@ -27,4 +27,5 @@ pub mod schema;
 pub mod supervise;
 pub mod text;
 pub mod ui;
+pub mod webhooks;
 pub mod yaml;
