@@ -1464,49 +1464,6 @@ fn undeploy_on_a_terminal_asks_before_deleting_custom_resources_first() {
     assert_deleted_in_the_safe_order(&env, &yes.screen, &sightings);
 }
 
-/// The operator's webhooks, as a Rust project's deploy/ holds them: its Service, and a
-/// mutating and a validating configuration that call it, trusting `ca_bundle`.
-fn webhook_file(ca_bundle: &str) -> String {
-    let hook = |name: &str, path: &str| {
-        serde_json::json!({
-            "name": name,
-            "clientConfig": {"service": {"name": "memcached-operator-webhook",
-                                         "namespace": "REPLACE_NAMESPACE", "path": path},
-                             "caBundle": ca_bundle},
-            "rules": [{"operations": ["CREATE", "UPDATE"], "apiGroups": ["cache.example.com"],
-                       "apiVersions": ["v1alpha1"], "resources": ["memcacheds"]}],
-            "failurePolicy": "Fail", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        })
-    };
-    let documents = [
-        serde_json::json!({"apiVersion": "v1", "kind": "Service",
-            "metadata": {"name": "memcached-operator-webhook"},
-            "spec": {"ports": [{"name": "webhook", "port": 443, "targetPort": 9443}],
-                     "selector": {"app": "memcached-operator"}}}),
-        serde_json::json!({"apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": "MutatingWebhookConfiguration",
-            "metadata": {"name": "memcached-operator-mutating"},
-            "webhooks": [hook("mmemcached-v1alpha1.cache.example.com",
-                              "/mutate-cache-example-com-v1alpha1-memcached")]}),
-        serde_json::json!({"apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": "ValidatingWebhookConfiguration",
-            "metadata": {"name": "memcached-operator-validating"},
-            "webhooks": [hook("vmemcached-v1alpha1.cache.example.com",
-                              "/validate-cache-example-com-v1alpha1-memcached")]}),
-    ];
-    documents.iter().map(|d| format!("---\n{d}\n")).collect()
-}
-
-/// `deploy/webhook.yaml` added to a project and its kustomization.
-fn add_webhooks(env: &Env, ca_bundle: &str) {
-    let deploy = env.root().join("deploy");
-    std::fs::write(deploy.join("webhook.yaml"), webhook_file(ca_bundle)).unwrap();
-    let kustomization = deploy.join("kustomization.yaml");
-    let text = std::fs::read_to_string(&kustomization).unwrap();
-    let text = text.replacen("resources:\n", "resources:\n  - webhook.yaml\n", 1);
-    std::fs::write(kustomization, text).unwrap();
-}
-
 fn is_sample_write(r: &RequestRecord) -> bool {
     r.path.ends_with("/memcacheds/memcached-sample") && r.method == "PATCH"
 }
@@ -1536,7 +1493,7 @@ fn deploy_waits_for_the_webhooks_before_the_sample_and_undeploy_removes_them_fir
             allow(review)
         }
     });
-    add_webhooks(&env, &hooks.ca_bundle());
+    support::webhook_project::add_webhooks(&env.root(), Some(&hooks.ca_bundle()));
     let mut deploy = env
         .command(&[
             "deploy",

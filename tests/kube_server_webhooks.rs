@@ -18,25 +18,10 @@ fn client(server: &KubeServer) -> kube::Client {
     kube::Client::try_from(config).unwrap()
 }
 
-/// The real kubectl against the server; its output and exit status.
+/// The real kubectl against the server, `stdin` on its standard input.
 fn kubectl(server: &KubeServer, args: &[&str], stdin: &str) -> std::process::Output {
-    use std::io::Write;
     let cache = tempfile::tempdir().unwrap();
-    let mut child = server
-        .kubectl(cache.path())
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("kubectl runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    server.kubectl_with_input(cache.path(), args, stdin)
 }
 
 fn resource(group: &str, version: &str, kind: &str, plural: &str) -> ApiResource {

@@ -329,53 +329,8 @@ impl WebhookProject {
         use std::os::unix::fs::PermissionsExt;
         let work = tempfile::tempdir().unwrap();
         let project = support::project::new_memcached_operator(work.path(), NAME);
-        let deploy = project.join("deploy");
-        let hook = |name: &str, path: &str| {
-            serde_json::json!({
-                "name": name,
-                "clientConfig": {"service": {"name": "memcached-operator-webhook",
-                                             "namespace": "REPLACE_NAMESPACE", "path": path}},
-                "rules": [{"operations": ["CREATE", "UPDATE"],
-                           "apiGroups": ["cache.example.com"], "apiVersions": ["v1alpha1"],
-                           "resources": ["memcacheds"]}],
-                "sideEffects": "None", "admissionReviewVersions": ["v1"]})
-        };
-        let documents = [
-            serde_json::json!({"apiVersion": "v1", "kind": "Service",
-                "metadata": {"name": "memcached-operator-webhook"},
-                "spec": {"ports": [{"port": 443, "targetPort": 9443}]}}),
-            serde_json::json!({"apiVersion": "admissionregistration.k8s.io/v1",
-                "kind": "MutatingWebhookConfiguration",
-                "metadata": {"name": "memcached-operator-mutating"},
-                "webhooks": [hook("mmemcached-v1alpha1.cache.example.com",
-                                  "/mutate-cache-example-com-v1alpha1-memcached")]}),
-            serde_json::json!({"apiVersion": "admissionregistration.k8s.io/v1",
-                "kind": "ValidatingWebhookConfiguration",
-                "metadata": {"name": "memcached-operator-validating"},
-                "webhooks": [hook("vmemcached-v1alpha1.cache.example.com",
-                                  "/validate-cache-example-com-v1alpha1-memcached")]}),
-        ];
-        let text: String = documents.iter().map(|d| format!("---\n{d}\n")).collect();
-        std::fs::write(deploy.join("webhook.yaml"), text).unwrap();
-        let kustomization = deploy.join("kustomization.yaml");
-        let text = std::fs::read_to_string(&kustomization).unwrap();
-        std::fs::write(
-            &kustomization,
-            text.replacen("resources:\n", "resources:\n  - webhook.yaml\n", 1),
-        )
-        .unwrap();
-        let crd_file = deploy.join("crds/cache.example.com_memcacheds_crd.yaml");
-        let mut crd: Value =
-            serde_saphyr::from_str(&std::fs::read_to_string(&crd_file).unwrap()).unwrap();
-        let mut beta = crd["spec"]["versions"][0].clone();
-        beta["name"] = "v1beta1".into();
-        beta["storage"] = false.into();
-        crd["spec"]["versions"].as_array_mut().unwrap().push(beta);
-        crd["spec"]["conversion"] = serde_json::json!({"strategy": "Webhook", "webhook": {
-            "conversionReviewVersions": ["v1"],
-            "clientConfig": {"service": {"name": "memcached-operator-webhook",
-                                         "namespace": "REPLACE_NAMESPACE", "path": "/convert"}}}});
-        std::fs::write(&crd_file, crd.to_string()).unwrap();
+        support::webhook_project::add_webhooks(&project, None);
+        support::webhook_project::convert_by_webhook(&project);
 
         let tools = tempfile::tempdir().unwrap();
         let standin = tools.path().join(NAME);
@@ -413,30 +368,6 @@ fn memcached(name: &str, spec: &str) -> String {
     )
 }
 
-fn kubectl_stdin(
-    server: &KubeServer,
-    cache: &Path,
-    args: &[&str],
-    stdin: &str,
-) -> std::process::Output {
-    use std::io::Write;
-    let mut child = server
-        .kubectl(cache)
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
 /// `run` in a project with webhooks: the operator gets a certificate and an address, the
 /// cluster calls it there (defaulting, validation, conversion, seen through kubectl), and
 /// when it stops everything run changed is as it was: the configuration that existed before
@@ -449,22 +380,19 @@ fn run_registers_the_webhooks_at_the_local_operator_and_puts_everything_back() {
     let server = KubeServer::start();
     let kubeconfig = server.kubeconfig();
     let kubeconfig = kubeconfig.to_str().unwrap();
-    let namespace = kubectl_stdin(
-        &server,
+    let namespace = server.kubectl_with_input(
         cache.path(),
         &["apply", "--server-side", "-f", "-"],
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: demo\n",
     );
     assert!(namespace.status.success());
     // As deployed earlier: the validating configuration, calling the Service.
-    let deployed = std::fs::read_to_string(project.project.join("deploy/webhook.yaml"))
-        .unwrap()
-        .split("---\n")
-        .find(|d| d.contains("ValidatingWebhookConfiguration"))
-        .unwrap()
-        .replace("REPLACE_NAMESPACE", "demo");
-    let applied = kubectl_stdin(
-        &server,
+    let deployed = support::webhook_project::deployed(
+        &project.project,
+        "ValidatingWebhookConfiguration",
+        "demo",
+    );
+    let applied = server.kubectl_with_input(
         cache.path(),
         &["apply", "--server-side", "-f", "-"],
         &deployed,
@@ -535,8 +463,7 @@ fn run_registers_the_webhooks_at_the_local_operator_and_puts_everything_back() {
     );
 
     // Defaulted, validated and converted by the operator on this machine.
-    let created = kubectl_stdin(
-        &server,
+    let created = server.kubectl_with_input(
         cache.path(),
         &["apply", "-f", "-"],
         &memcached("plain", "{size: 3}"),
@@ -551,8 +478,7 @@ fn run_registers_the_webhooks_at_the_local_operator_and_puts_everything_back() {
         .object("cache.example.com", "memcacheds", Some("demo"), "plain")
         .unwrap();
     assert_eq!(stored["spec"]["image"], "memcached:1.6", "{stored}");
-    let refused = kubectl_stdin(
-        &server,
+    let refused = server.kubectl_with_input(
         cache.path(),
         &["apply", "-f", "-"],
         &memcached("big", "{size: 1000}"),
@@ -611,8 +537,8 @@ fn run_registers_the_webhooks_at_the_local_operator_and_puts_everything_back() {
     let crd = kubectl(&server, cache.path(), &["get", "crd", CRD]);
     assert_eq!(
         crd["spec"]["conversion"]["webhook"]["clientConfig"],
-        serde_json::json!({"service": {"name": "memcached-operator-webhook", "namespace": "demo",
-                                       "path": "/convert"}}),
+        serde_json::json!({"service": {"name": support::webhook_project::SERVICE,
+                                       "namespace": "demo", "path": "/convert"}}),
         "{crd:#}"
     );
 }

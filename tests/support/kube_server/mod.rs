@@ -313,6 +313,29 @@ users:
         command
     }
 
+    /// [`KubeServer::kubectl`] with `args`, `input` on its standard input: its output.
+    pub fn kubectl_with_input(
+        &self,
+        cache_dir: &Path,
+        args: &[&str],
+        input: &str,
+    ) -> std::process::Output {
+        use std::io::Write;
+        let mut child = self
+            .kubectl(cache_dir)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("kubectl runs");
+        if let Some(mut stdin) = child.stdin.take() {
+            // kubectl may exit before reading it all; its output says why.
+            let _ = stdin.write_all(input.as_bytes());
+        }
+        child.wait_with_output().expect("kubectl's output")
+    }
+
     /// The current resourceVersion of the whole store: unchanged means nothing was written.
     pub fn resource_version(&self) -> u64 {
         self.lock().resource_version()
