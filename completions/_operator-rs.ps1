@@ -184,7 +184,9 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
         'operator-rs;run' {
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace the operator watches (WATCH_NAMESPACE) [default: the last one deployed to (PROJECT), else the context''s, else "default"]')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace the operator watches (WATCH_NAMESPACE) [default: the last one deployed to (PROJECT), else the context''s, else "default"]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the CRDs to be Established, for example 90s, 5m or 1h')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the CRDs to be Established (and the operator''s webhooks to answer), for example 90s, 5m or 1h')
+            [CompletionResult]::new('--webhook-host', '--webhook-host', [CompletionResultType]::ParameterName, 'With webhooks in deploy/: the address of this machine the API server calls them at [default: 127.0.0.1 when the API server is on this machine''s loopback]; for kind or k3d, the Docker network''s gateway')
+            [CompletionResult]::new('--webhook-port', '--webhook-port', [CompletionResultType]::ParameterName, 'With webhooks in deploy/: the port the operator serves them on; 0 picks a free one')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Kubeconfig context to use [default: the current context]')
             [CompletionResult]::new('--cache-dir', '--cache-dir', [CompletionResultType]::ParameterName, 'Cache directory, as kubectl''s: API discovery is kept in DIR/discovery/ for six hours [default: $KUBECACHEDIR, else ~/.kube/cache]')

@@ -633,7 +633,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__run)
-            opts="-n -A -q -y -h -V --namespace --all-namespaces --release --timeout --kubeconfig --context --cache-dir --quiet --yes --help --version"
+            opts="-n -A -q -y -h -V --namespace --all-namespaces --release --timeout --webhook-host --webhook-port --kubeconfig --context --cache-dir --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -648,6 +648,14 @@ _operator__rs() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --webhook-host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --webhook-port)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

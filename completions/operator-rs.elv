@@ -170,7 +170,9 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
         &'operator-rs;run'= {
             cand -n 'Namespace the operator watches (WATCH_NAMESPACE) [default: the last one deployed to (PROJECT), else the context''s, else "default"]'
             cand --namespace 'Namespace the operator watches (WATCH_NAMESPACE) [default: the last one deployed to (PROJECT), else the context''s, else "default"]'
-            cand --timeout 'How long to wait for the CRDs to be Established, for example 90s, 5m or 1h'
+            cand --timeout 'How long to wait for the CRDs to be Established (and the operator''s webhooks to answer), for example 90s, 5m or 1h'
+            cand --webhook-host 'With webhooks in deploy/: the address of this machine the API server calls them at [default: 127.0.0.1 when the API server is on this machine''s loopback]; for kind or k3d, the Docker network''s gateway'
+            cand --webhook-port 'With webhooks in deploy/: the port the operator serves them on; 0 picks a free one'
             cand --kubeconfig 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]'
             cand --context 'Kubeconfig context to use [default: the current context]'
             cand --cache-dir 'Cache directory, as kubectl''s: API discovery is kept in DIR/discovery/ for six hours [default: $KUBECACHEDIR, else ~/.kube/cache]'

@@ -125,7 +125,9 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s y -l y
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -s V -l version -d 'Print version'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -s n -l namespace -d 'Namespace the operator watches (WATCH_NAMESPACE) [default: the last one deployed to (PROJECT), else the context\'s, else "default"]' -r
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -l timeout -d 'How long to wait for the CRDs to be Established, for example 90s, 5m or 1h' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -l timeout -d 'How long to wait for the CRDs to be Established (and the operator\'s webhooks to answer), for example 90s, 5m or 1h' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -l webhook-host -d 'With webhooks in deploy/: the address of this machine the API server calls them at [default: 127.0.0.1 when the API server is on this machine\'s loopback]; for kind or k3d, the Docker network\'s gateway' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -l webhook-port -d 'With webhooks in deploy/: the port the operator serves them on; 0 picks a free one' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -l kubeconfig -d 'Kubeconfig file [default: the files in $KUBECONFIG, else ~/.kube/config, else in-cluster]' -r -F
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -l context -d 'Kubeconfig context to use [default: the current context]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -l cache-dir -d 'Cache directory, as kubectl\'s: API discovery is kept in DIR/discovery/ for six hours [default: $KUBECACHEDIR, else ~/.kube/cache]' -r -F

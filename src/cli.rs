@@ -405,9 +405,17 @@ pub struct RunArgs {
     #[arg(long)]
     pub release: bool,
 
-    /// How long to wait for the CRDs to be Established, for example 90s, 5m or 1h
+    /// How long to wait for the CRDs to be Established (and the operator's webhooks to answer), for example 90s, 5m or 1h
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::duration::parse)]
     pub timeout: Duration,
+
+    /// With webhooks in deploy/: the address of this machine the API server calls them at [default: 127.0.0.1 when the API server is on this machine's loopback]; for kind or k3d, the Docker network's gateway
+    #[arg(long, value_name = "ADDRESS")]
+    pub webhook_host: Option<String>,
+
+    /// With webhooks in deploy/: the port the operator serves them on; 0 picks a free one
+    #[arg(long, value_name = "PORT", default_value_t = 9443)]
+    pub webhook_port: u16,
 
     #[command(flatten)]
     pub cluster: ClusterArgs,

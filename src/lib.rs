@@ -4,6 +4,7 @@
 //! they return values and typed errors, and `commands` decides what the user sees.
 
 pub mod cargo;
+pub mod certs;
 pub mod chart;
 pub mod cli;
 pub mod commands;
@@ -26,4 +27,5 @@ pub mod schema;
 pub mod supervise;
 pub mod text;
 pub mod ui;
+pub mod webhooks;
 pub mod yaml;

@@ -499,6 +499,33 @@ fn fill_one(manifest: &mut Manifest, settings: &Settings<'_>, scope: Scope) {
     if let Some(image) = settings.image {
         replace_images(object, image);
     }
+    fill_webhook_services(object, settings.namespace);
+}
+
+/// The operator's Service, where webhook configurations and a CRD's conversion name it with
+/// `namespace: REPLACE_NAMESPACE`, is in the namespace of the deploy.
+fn fill_webhook_services(object: &mut Map<String, Value>, namespace: &str) {
+    let fill = |client_config: &mut Value| {
+        if let Some(service) = client_config
+            .get_mut("service")
+            .and_then(Value::as_object_mut)
+            && service.get("namespace").and_then(Value::as_str) == Some(NAMESPACE_PLACEHOLDER)
+        {
+            service.insert("namespace".into(), Value::String(namespace.to_string()));
+        }
+    };
+    if let Some(Value::Array(webhooks)) = object.get_mut("webhooks") {
+        webhooks
+            .iter_mut()
+            .filter_map(|w| w.get_mut("clientConfig"))
+            .for_each(fill);
+    }
+    if let Some(conversion) = object
+        .get_mut("spec")
+        .and_then(|spec| spec.pointer_mut("/conversion/webhook/clientConfig"))
+    {
+        fill(conversion);
+    }
 }
 
 fn replace_images(map: &mut Map<String, Value>, image: &str) {
@@ -583,6 +610,10 @@ pub enum Stage {
     Bindings,
     /// The operator Deployment and anything else.
     Workloads,
+    /// Webhook configurations: after the operator and its Service, so that they call
+    /// something that is there (`undeploy`, in reverse, removes them before the operator, so
+    /// that no write is left waiting for a webhook that no longer runs).
+    Webhooks,
     /// Sample custom resources, only with `--with-sample`.
     Samples,
 }
@@ -596,6 +627,7 @@ impl Stage {
             ("", "ServiceAccount" | "ConfigMap" | "Secret") => Stage::ServiceAccounts,
             (_, "Role" | "ClusterRole") if rbac => Stage::Roles,
             (_, "RoleBinding" | "ClusterRoleBinding") if rbac => Stage::Bindings,
+            _ if crate::webhooks::is_configuration(manifest) => Stage::Webhooks,
             _ => Stage::Workloads,
         }
     }
@@ -807,6 +839,52 @@ spec:
         ));
         assert!(!is_placeholder("REPLACE_"));
         assert!(!is_placeholder("replace_image"));
+    }
+
+    #[test]
+    fn webhook_configurations_come_after_the_operator_and_call_its_namespaces_service() {
+        let text = "apiVersion: v1
+kind: Service
+metadata:
+  name: demo-webhook
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: demo-validating
+webhooks:
+  - name: vdemo.example.com
+    clientConfig:
+      service: {name: demo-webhook, namespace: REPLACE_NAMESPACE, path: /validate}
+";
+        let dir = write_project(&[
+            (
+                "deploy/kustomization.yaml",
+                "resources:\n  - webhook.yaml\n  - operator.yaml\n",
+            ),
+            ("deploy/webhook.yaml", text),
+            ("deploy/operator.yaml", OPERATOR),
+        ]);
+        let bundle = load(dir.path(), &project(), false).unwrap();
+        let filled = bundle.filled(&settings(), &bundle.offline_scope());
+        filled.check_placeholders().unwrap();
+        let stages: Vec<(Stage, Vec<&str>)> = staged(&filled)
+            .into_iter()
+            .map(|(stage, ms)| (stage, ms.iter().map(|m| m.kind()).collect()))
+            .collect();
+        assert_eq!(
+            stages,
+            [
+                (Stage::Workloads, vec!["Service", "Deployment"]),
+                (Stage::Webhooks, vec!["ValidatingWebhookConfiguration"]),
+            ]
+        );
+        let configuration = &filled.manifests[1];
+        assert_eq!(configuration.namespace(), None);
+        assert_eq!(
+            configuration.object["webhooks"][0]["clientConfig"]["service"]["namespace"],
+            settings().namespace
+        );
     }
 
     #[test]

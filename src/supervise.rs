@@ -23,9 +23,19 @@ pub enum Stop {
 /// Spawns `command` (stdin closed, stdout and stderr shared with us) and waits for it to exit,
 /// forwarding stop signals; `on_stop` hears about each one. The child is killed if this future
 /// is dropped before it exits.
-pub async fn run(mut command: Command, on_stop: &mut dyn FnMut(Stop)) -> io::Result<ExitStatus> {
+pub async fn run(command: Command, on_stop: &mut dyn FnMut(Stop)) -> io::Result<ExitStatus> {
+    run_until(command, on_stop, std::future::pending()).await
+}
+
+/// As [`run`]; when `stop` completes first, the child is sent SIGTERM as if we had been
+/// (`run` stops an operator whose webhooks cannot be registered this way).
+pub async fn run_until(
+    mut command: Command,
+    on_stop: &mut dyn FnMut(Stop),
+    stop: impl std::future::Future<Output = ()>,
+) -> io::Result<ExitStatus> {
     command.stdin(Stdio::null()).kill_on_drop(true);
-    unix::run(command, on_stop).await
+    unix::run(command, on_stop, stop).await
 }
 
 /// The exit code a shell would report for `status`: the code, or 128 + the signal's number.
@@ -45,6 +55,7 @@ mod unix {
     pub async fn run(
         mut command: Command,
         on_stop: &mut dyn FnMut(Stop),
+        stop: impl std::future::Future<Output = ()>,
     ) -> io::Result<ExitStatus> {
         // Handlers are installed before the child exists, so no signal between its start and
         // the loop below can end operator-rs and orphan it.
@@ -54,10 +65,13 @@ mod unix {
         command.process_group(0);
         let mut child = command.spawn()?;
         let mut interrupts = 0;
+        let stop = std::pin::pin!(stop);
+        let mut stop = futures::FutureExt::fuse(stop);
         loop {
             let (signal, name) = tokio::select! {
                 biased;
                 status = child.wait() => return status,
+                () = &mut stop => (Signal::TERM, "SIGTERM"),
                 _ = interrupt.recv() => {
                     interrupts += 1;
                     if interrupts > 1 {

@@ -1463,3 +1463,147 @@ fn undeploy_on_a_terminal_asks_before_deleting_custom_resources_first() {
     assert_eq!(yes.code, Some(0), "the screen:\n{}", yes.screen);
     assert_deleted_in_the_safe_order(&env, &yes.screen, &sightings);
 }
+
+fn is_sample_write(r: &RequestRecord) -> bool {
+    r.path.ends_with("/memcacheds/memcached-sample") && r.method == "PATCH"
+}
+
+fn is_sample_probe(r: &RequestRecord) -> bool {
+    r.path.ends_with("/namespaces/demo/memcacheds")
+        && r.method == "POST"
+        && r.query.contains("dryRun=All")
+}
+
+/// deploy waits until the webhooks answer before it applies the sample: the Service has no
+/// endpoint at first, so the API server refuses the sample's dry run, until an endpoint
+/// pointing at a webhook server appears. undeploy then removes the configurations before the
+/// operator, so no write waits for a webhook that is gone.
+#[test]
+fn deploy_waits_for_the_webhooks_before_the_sample_and_undeploy_removes_them_first() {
+    use support::webhook_server::{WebhookServer, allow, patch};
+    let env = Env::rust();
+    let hooks = WebhookServer::start(&["memcached-operator-webhook.demo.svc"], |path, review| {
+        if path.starts_with("/mutate") {
+            patch(
+                review,
+                serde_json::json!([{"op": "add", "path": "/metadata/labels",
+                                    "value": {"defaulted": "yes"}}]),
+            )
+        } else {
+            allow(review)
+        }
+    });
+    support::webhook_project::add_webhooks(&env.root(), Some(&hooks.ca_bundle()));
+    let mut deploy = env
+        .command(&[
+            "deploy",
+            "-n",
+            "demo",
+            "--image",
+            IMAGE,
+            "--with-sample",
+            "--timeout=2m",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let refused = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !env.server.requests().iter().any(is_sample_probe) {
+        assert!(
+            std::time::Instant::now() < refused,
+            "deploy never tried the sample: {:?}",
+            deploy.try_wait()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        !env.server.requests().iter().any(is_sample_write),
+        "the sample went in while no webhook answered"
+    );
+    let before_endpoint = env.server.request_count();
+    let slice = serde_json::json!({
+        "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+        "metadata": {"name": "memcached-operator-webhook-x1", "namespace": "demo",
+                     "labels": {"kubernetes.io/service-name": "memcached-operator-webhook"}},
+        "addressType": "IPv4",
+        "ports": [{"name": "webhook", "port": hooks.port()}],
+        "endpoints": [{"addresses": ["127.0.0.1"], "conditions": {"ready": true}}]});
+    let slice_file = env.home.path().join("slice.json");
+    std::fs::write(&slice_file, slice.to_string()).unwrap();
+    env.kubectl(&["apply", "--server-side", "-f", slice_file.to_str().unwrap()]);
+    let output = deploy.wait_with_output().unwrap();
+    let stdout = success(output);
+    assert!(stdout.contains("Webhooks: answering"), "{stdout}");
+    let requests = env.server.requests();
+    let first_write = requests.iter().position(is_sample_write).unwrap();
+    assert!(first_write >= before_endpoint, "{requests:#?}");
+    let order: Vec<usize> = [
+        "Deployment/memcached-operator (demo): created",
+        "MutatingWebhookConfiguration/memcached-operator-mutating: created",
+        "Webhooks: answering",
+        "Memcached/memcached-sample (demo): created",
+    ]
+    .iter()
+    .map(|line| {
+        stdout
+            .find(line)
+            .unwrap_or_else(|| panic!("{line} missing in:\n{stdout}"))
+    })
+    .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{stdout}");
+    let sample = env.kubectl(&[
+        "-n",
+        "demo",
+        "get",
+        "memcacheds.cache.example.com",
+        "memcached-sample",
+    ]);
+    assert_eq!(
+        sample["metadata"]["labels"]["defaulted"], "yes",
+        "{sample:#}"
+    );
+    let validated = hooks
+        .reviews()
+        .iter()
+        .filter(|(path, review)| {
+            path.starts_with("/validate") && review["request"]["dryRun"] == false
+        })
+        .count();
+    assert_eq!(validated, 1);
+
+    env.server.reset_requests();
+    let stdout = success(env.run(&["undeploy", "-n", "demo"]));
+    let deletes: Vec<String> = env
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "DELETE")
+        .map(|r| r.path)
+        .collect();
+    let position = |resource: &str| {
+        deletes
+            .iter()
+            .position(|p| p.contains(resource))
+            .unwrap_or_else(|| panic!("no DELETE of {resource}: {deletes:#?}\n{stdout}"))
+    };
+    let operator = position("/deployments/memcached-operator");
+    for configuration in [
+        "/mutatingwebhookconfigurations/memcached-operator-mutating",
+        "/validatingwebhookconfigurations/memcached-operator-validating",
+    ] {
+        assert!(position(configuration) < operator, "{deletes:#?}");
+    }
+    assert!(
+        stdout.contains("MutatingWebhookConfiguration/memcached-operator-mutating: deleted"),
+        "{stdout}"
+    );
+    assert!(
+        env.server
+            .objects(
+                "admissionregistration.k8s.io",
+                "validatingwebhookconfigurations"
+            )
+            .is_empty()
+    );
+}

@@ -309,3 +309,299 @@ fn usage_errors_exit_2_before_anything_runs() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("operator-rs new"), "{stderr}");
 }
+
+/// A project whose deploy/ has webhooks as phase 2 of issue 35 will generate them: a Service,
+/// a mutating and a validating configuration for Memcached, and a CRD with a second version
+/// (v1beta1, `spec.replicas` for v1alpha1's `spec.size`) converted by the operator. The
+/// operator is a stand-in ([`STANDIN`]) that takes run's contract (`--webhook-bind-address`,
+/// `--webhook-cert-dir`), "built" by a cargo that names it.
+struct WebhookProject {
+    _work: tempfile::TempDir,
+    project: std::path::PathBuf,
+    /// The stand-in operator and the cargo that "builds" it.
+    tools: tempfile::TempDir,
+}
+
+const STANDIN: &str = include_str!("support/webhook_standin.py");
+
+impl WebhookProject {
+    fn new() -> WebhookProject {
+        use std::os::unix::fs::PermissionsExt;
+        let work = tempfile::tempdir().unwrap();
+        let project = support::project::new_memcached_operator(work.path(), NAME);
+        support::webhook_project::add_webhooks(&project, None);
+        support::webhook_project::convert_by_webhook(&project);
+
+        let tools = tempfile::tempdir().unwrap();
+        let standin = tools.path().join(NAME);
+        std::fs::write(&standin, STANDIN).unwrap();
+        let cargo = tools.path().join("cargo");
+        std::fs::write(
+            &cargo,
+            format!(
+                "#!/bin/sh\necho 'Compiling {NAME} (a stand-in)' >&2\necho '{{\"reason\":\"compiler-artifact\",\"executable\":\"{}\"}}'\n",
+                standin.display()
+            ),
+        )
+        .unwrap();
+        for file in [&standin, &cargo] {
+            std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        WebhookProject {
+            _work: work,
+            project,
+            tools,
+        }
+    }
+
+    /// `operator-rs ARGS` in the project, with the stand-in's cargo.
+    fn operator_rs(&self, home: &Path, args: &[&str]) -> Command {
+        let mut command = operator_rs_in(&self.project, home, args);
+        command.env("CARGO", self.tools.path().join("cargo"));
+        command
+    }
+}
+
+fn memcached(name: &str, spec: &str) -> String {
+    format!(
+        "apiVersion: cache.example.com/v1alpha1\nkind: Memcached\nmetadata:\n  name: {name}\n  namespace: demo\nspec: {spec}\n"
+    )
+}
+
+/// `run` in a project with webhooks: the operator gets a certificate and an address, the
+/// cluster calls it there (defaulting, validation, conversion, seen through kubectl), and
+/// when it stops everything run changed is as it was: the configuration that existed before
+/// is put back, the one that did not is deleted, the CRD's conversion names the Service again.
+#[test]
+fn run_registers_the_webhooks_at_the_local_operator_and_puts_everything_back() {
+    let project = WebhookProject::new();
+    let home = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let server = KubeServer::start();
+    let kubeconfig = server.kubeconfig();
+    let kubeconfig = kubeconfig.to_str().unwrap();
+    let namespace = server.kubectl_with_input(
+        cache.path(),
+        &["apply", "--server-side", "-f", "-"],
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: demo\n",
+    );
+    assert!(namespace.status.success());
+    // As deployed earlier: the validating configuration, calling the Service.
+    let deployed = support::webhook_project::deployed(
+        &project.project,
+        "ValidatingWebhookConfiguration",
+        "demo",
+    );
+    let applied = server.kubectl_with_input(
+        cache.path(),
+        &["apply", "--server-side", "-f", "-"],
+        &deployed,
+    );
+    assert!(
+        applied.status.success(),
+        "{}",
+        String::from_utf8_lossy(&applied.stderr)
+    );
+    let before = server
+        .object(
+            "admissionregistration.k8s.io",
+            "validatingwebhookconfigurations",
+            None,
+            "memcached-operator-validating",
+        )
+        .unwrap();
+
+    let run = Running::spawn(
+        "operator-rs run",
+        &mut project.operator_rs(
+            home.path(),
+            &[
+                "run",
+                "-n",
+                "demo",
+                "--kubeconfig",
+                kubeconfig,
+                "--webhook-port",
+                "0",
+                "--",
+                "--leader-elect",
+            ],
+        ),
+    );
+    wait_for(
+        "the webhooks to be registered",
+        DEADLINE,
+        || {
+            run.assert_running();
+            run.stdout()
+                .contains("memcacheds.cache.example.com: converts through")
+                .then_some(())
+        },
+        || run.logs(),
+    );
+    let stdout = run.stdout();
+    assert!(
+        stdout.contains("arguments: ['--webhook-bind-address=127.0.0.1:"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("'--leader-elect']"), "{stdout}");
+    let mutating = server
+        .object(
+            "admissionregistration.k8s.io",
+            "mutatingwebhookconfigurations",
+            None,
+            "memcached-operator-mutating",
+        )
+        .unwrap();
+    let url = mutating["webhooks"][0]["clientConfig"]["url"]
+        .as_str()
+        .unwrap();
+    assert!(
+        url.starts_with("https://127.0.0.1:")
+            && url.ends_with("/mutate-cache-example-com-v1alpha1-memcached"),
+        "{mutating}"
+    );
+
+    // Defaulted, validated and converted by the operator on this machine.
+    let created = server.kubectl_with_input(
+        cache.path(),
+        &["apply", "-f", "-"],
+        &memcached("plain", "{size: 3}"),
+    );
+    assert!(
+        created.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&created.stderr),
+        run.logs()
+    );
+    let stored = server
+        .object("cache.example.com", "memcacheds", Some("demo"), "plain")
+        .unwrap();
+    assert_eq!(stored["spec"]["image"], "memcached:1.6", "{stored}");
+    let refused = server.kubectl_with_input(
+        cache.path(),
+        &["apply", "-f", "-"],
+        &memcached("big", "{size: 1000}"),
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(
+        stderr.contains("admission webhook \"vmemcached-v1alpha1.cache.example.com\" denied the request: spec.size: Invalid value: 1000: must be at most 100"),
+        "{stderr}"
+    );
+    let beta = kubectl(
+        &server,
+        cache.path(),
+        &[
+            "-n",
+            "demo",
+            "get",
+            "memcacheds.v1beta1.cache.example.com",
+            "plain",
+        ],
+    );
+    assert_eq!(beta["spec"]["replicas"], 3, "{beta}");
+    assert!(beta["spec"].get("size").is_none(), "{beta}");
+
+    run.signal("TERM");
+    let status = run.wait_exit(DEADLINE);
+    assert!(status.success(), "{status}\n{}", run.logs());
+    let stdout = run.stdout();
+    assert!(
+        stdout.contains("memcached-operator-mutating: deleted"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("memcached-operator-validating: put back as it was"),
+        "{stdout}"
+    );
+    assert!(
+        server
+            .object(
+                "admissionregistration.k8s.io",
+                "mutatingwebhookconfigurations",
+                None,
+                "memcached-operator-mutating"
+            )
+            .is_none()
+    );
+    let after = server
+        .object(
+            "admissionregistration.k8s.io",
+            "validatingwebhookconfigurations",
+            None,
+            "memcached-operator-validating",
+        )
+        .unwrap();
+    assert_eq!(after["webhooks"], before["webhooks"]);
+    let crd = kubectl(&server, cache.path(), &["get", "crd", CRD]);
+    assert_eq!(
+        crd["spec"]["conversion"]["webhook"]["clientConfig"],
+        serde_json::json!({"service": {"name": support::webhook_project::SERVICE,
+                                       "namespace": "demo", "path": "/convert"}}),
+        "{crd:#}"
+    );
+}
+
+/// A cluster in Docker (kind, k3d) cannot reach this machine's loopback: without
+/// --webhook-host, run says what to pass, and changes nothing.
+#[test]
+fn run_with_webhooks_against_a_cluster_in_docker_asks_for_the_gateway() {
+    let project = WebhookProject::new();
+    let home = tempfile::tempdir().unwrap();
+    let server = KubeServer::start();
+    let kubeconfig = home.path().join("kind-kubeconfig");
+    let text = std::fs::read_to_string(server.kubeconfig())
+        .unwrap()
+        .replace("current-context: test", "current-context: kind-dev")
+        .replace(
+            "  - name: test\n    context:",
+            "  - name: kind-dev\n    context:",
+        );
+    std::fs::write(&kubeconfig, text).unwrap();
+    let output = project
+        .operator_rs(
+            home.path(),
+            &[
+                "run",
+                "-n",
+                "demo",
+                "--kubeconfig",
+                kubeconfig.to_str().unwrap(),
+            ],
+        )
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("context \"kind-dev\" runs in a container")
+            && stderr.contains("--webhook-host"),
+        "{stderr}"
+    );
+    assert!(
+        server
+            .object(
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+                None,
+                CRD
+            )
+            .is_none()
+    );
+    for (args, fragment) in [
+        (
+            &["run", "--webhook-host", "not a host"][..],
+            "\"not a host\"",
+        ),
+        (
+            &["run", "--", "--webhook-cert-dir=/tmp"][..],
+            "--webhook-cert-dir=/tmp",
+        ),
+    ] {
+        let output = project.operator_rs(home.path(), args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(fragment), "{args:?}: {stderr}");
+    }
+}

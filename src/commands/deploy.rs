@@ -135,14 +135,21 @@ async fn deploy(ui: &Ui, args: &DeployArgs, plan: Plan) -> anyhow::Result<()> {
         cluster.endpoint
     ));
 
-    let filled = bundle.filled(
-        &Settings {
-            image: image.as_deref(),
-            namespace: &namespace,
-        },
-        &scope_of(&cluster, &bundle),
-    );
+    let settings = Settings {
+        image: image.as_deref(),
+        namespace: &namespace,
+    };
+    let filled = bundle.filled(&settings, &scope_of(&cluster, &bundle));
     filled.check_placeholders()?;
+    // What shows that the webhooks answer when no sample is applied: the samples all the
+    // same, in a dry run; a project without readable samples is not probed.
+    let probe_samples = if filled.samples.is_empty() && crate::webhooks::any(&filled.manifests) {
+        manifests::load(&root, &project, true)
+            .map(|b| b.filled(&settings, &scope_of(&cluster, &b)).samples)
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
 
     // A server dry run creates nothing, so what needs a namespace or a CRD that only this
     // dry run "created" cannot be checked by the server.
@@ -156,7 +163,15 @@ async fn deploy(ui: &Ui, args: &DeployArgs, plan: Plan) -> anyhow::Result<()> {
     let deadline = Instant::now() + args.timeout;
     let waited = duration::display(args.timeout);
     let crd_kinds = filled.crd_scopes();
-    for (stage, manifests) in manifests::staged(&filled) {
+    let webhooks = mode == WriteMode::Persist && crate::webhooks::any(&filled.manifests);
+    let mut stages = manifests::staged(&filled);
+    // With webhooks, samples wait until the webhooks answer: the API server refuses every
+    // write they concern while it cannot call them.
+    let samples = match stages.last() {
+        Some((Stage::Samples, _)) if webhooks => stages.pop().map(|(_, samples)| samples),
+        _ => None,
+    };
+    for (stage, manifests) in stages {
         if stage != Stage::Crds {
             cluster.discover_missing(&manifests).await?;
         }
@@ -205,11 +220,73 @@ async fn deploy(ui: &Ui, args: &DeployArgs, plan: Plan) -> anyhow::Result<()> {
             wait_rollout(ui, &cluster, deployment, deadline, &waited).await?;
         }
     }
+    if webhooks && (!args.no_wait || samples.is_some()) {
+        let probes = match &samples {
+            Some(samples) => samples.clone(),
+            None => probe_samples.iter().collect(),
+        };
+        wait_webhooks(ui, &mut cluster, &filled, &probes, deadline, &waited).await?;
+    }
+    if let Some(samples) = samples {
+        cluster.discover_missing(&samples).await?;
+        apply_stage(
+            ui,
+            &cluster,
+            &samples,
+            mode,
+            Ownership::Respect,
+            deadline,
+            &waited,
+        )
+        .await?;
+        cluster.save_applied();
+    }
     ui.info(format!(
         "{} is deployed to namespace \"{namespace}\"; remove it with `operator-rs undeploy`.",
         project.project_name
     ));
     Ok(())
+}
+
+/// Waits until a dry-run create of each of `probes` reaches the webhooks, with the API
+/// server's reason on a spinner while it cannot.
+async fn wait_webhooks(
+    ui: &Ui,
+    cluster: &mut Cluster,
+    filled: &Bundle,
+    probes: &[&Manifest],
+    deadline: Instant,
+    waited: &str,
+) -> anyhow::Result<()> {
+    if probes.is_empty() {
+        return Ok(());
+    }
+    cluster.discover_missing(probes).await?;
+    let spinner = ui.spinner("Waiting for the webhooks to answer");
+    let result = cluster
+        .wait_webhooks(probes, deadline, waited, |reason| {
+            spinner.set_message(format!("Waiting for the webhooks to answer: {reason}"));
+        })
+        .await;
+    spinner.finish_and_clear();
+    match result {
+        Ok(()) => {
+            report(ui, "Webhooks", "answering");
+            Ok(())
+        }
+        Err(e) => {
+            let mut message = e.to_string();
+            if let Some(operator) = filled.manifests.iter().find(|m| is_deployment(m)) {
+                message.push_str(&format!(
+                    "\n  look at the operator with `kubectl -n {} logs deployment/{}`, and at the endpoints of its webhook Service with `kubectl -n {} get endpointslices`; deploy again with a longer --timeout to keep waiting",
+                    operator.namespace().unwrap_or("default"),
+                    operator.name(),
+                    operator.namespace().unwrap_or("default"),
+                ));
+            }
+            Err(anyhow::anyhow!(message))
+        }
+    }
 }
 
 fn is_deployment(manifest: &Manifest) -> bool {

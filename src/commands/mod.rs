@@ -14,6 +14,7 @@ mod new;
 mod new_rust;
 mod run;
 mod run_helm;
+mod run_webhooks;
 mod template;
 mod undeploy;
 

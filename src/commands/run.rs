@@ -9,13 +9,16 @@ use std::path::{Path, PathBuf};
 
 use tokio::time::Instant;
 
-use super::cluster::{apply_stage, check_namespace, choose_namespace, connect_options, runtime};
+use super::cluster::{
+    apply_stage, check_namespace, choose_namespace, connect_options, runtime, scope_of,
+};
+use super::run_webhooks::{self, LocalWebhooks, Registered};
 use crate::cargo;
 use crate::cli::RunArgs;
 use crate::duration;
 use crate::error::{ExitWith, usage};
 use crate::kube::{Cluster, Ownership, WriteMode};
-use crate::manifests::{self, Manifest};
+use crate::manifests::{self, Manifest, Settings};
 use crate::project::{self, Project, ProjectType};
 use crate::supervise::{self, Stop};
 use crate::ui::Ui;
@@ -79,14 +82,33 @@ pub(super) async fn connect(
 }
 
 async fn run_rust(ui: &Ui, args: &RunArgs, root: &Path, project: &Project) -> anyhow::Result<()> {
+    let bundle = manifests::load(root, project, false)?;
+    if crate::webhooks::any(&bundle.manifests) {
+        run_webhooks::check(args)?;
+    }
     let Target {
         cluster,
         namespace,
         watched,
     } = connect(ui, args, project, &project.project_name).await?;
 
-    let bundle = manifests::load(root, project, false)?;
-    let crds: Vec<&Manifest> = bundle.all().filter(|m| m.is_crd()).collect();
+    // Webhook configurations and conversions name the operator's Service in its namespace.
+    let settings = Settings {
+        image: None,
+        namespace: &namespace,
+    };
+    let filled = bundle.filled(&settings, &scope_of(&cluster, &bundle));
+    let webhook_manifests = run_webhooks::webhook_manifests(&filled.manifests);
+    let host = if webhook_manifests.is_empty() {
+        None
+    } else {
+        Some(run_webhooks::choose_host(
+            args.webhook_host.as_deref(),
+            &cluster.endpoint.server,
+            cluster.endpoint.context.as_deref(),
+        )?)
+    };
+    let crds: Vec<&Manifest> = filled.all().filter(|m| m.is_crd()).collect();
     let waited = duration::display(args.timeout);
     let deadline = Instant::now() + args.timeout;
     apply_stage(
@@ -99,11 +121,17 @@ async fn run_rust(ui: &Ui, args: &RunArgs, root: &Path, project: &Project) -> an
         &waited,
     )
     .await?;
-    drop(cluster);
 
     let binary = build_operator(ui, root, project, args.release)?;
+    let local = match host {
+        Some(host) => Some(LocalWebhooks::prepare(host, args.webhook_port)?),
+        None => None,
+    };
     let kubeconfig = ChildKubeconfig::write(&args.cluster)?;
     let mut command = tokio::process::Command::new(&binary);
+    if let Some(local) = &local {
+        command.args(local.operator_args());
+    }
     command
         .args(&args.operator_args)
         .current_dir(root)
@@ -117,15 +145,49 @@ async fn run_rust(ui: &Ui, args: &RunArgs, root: &Path, project: &Project) -> an
         "Starting {} (Ctrl-C stops it)",
         relative_to(&binary, root).display()
     ));
-    let status = supervise::run(command, &mut |stop| match stop {
-        Stop::Forwarded(signal) => ui.info(format!(
-            "{signal}: stopping the operator (Ctrl-C again kills it)"
-        )),
-        Stop::Killed => ui.warn("killed the operator (SIGKILL)"),
-    })
+    let mut registered = Registered::default();
+    let mut registration_failed = None;
+    // Once the operator serves its webhooks they are registered; if that fails, the
+    // operator is stopped, since the cluster would refuse what the webhooks concern.
+    let registration = async {
+        let Some(local) = &local else {
+            return std::future::pending().await;
+        };
+        let result = async {
+            local.wait_serving(Instant::now() + args.timeout).await?;
+            run_webhooks::register(ui, &cluster, &webhook_manifests, local, &mut registered).await
+        }
+        .await;
+        match result {
+            Ok(()) => std::future::pending().await,
+            Err(e) => registration_failed = Some(e),
+        }
+    };
+    let status = supervise::run_until(
+        command,
+        &mut |stop| match stop {
+            Stop::Forwarded(signal) => ui.info(format!(
+                "{signal}: stopping the operator (Ctrl-C again kills it)"
+            )),
+            Stop::Killed => ui.warn("killed the operator (SIGKILL)"),
+        },
+        registration,
+    )
     .await
-    .map_err(|e| anyhow::anyhow!("cannot run the operator {}: {e}", binary.display()))?;
+    .map_err(|e| anyhow::anyhow!("cannot run the operator {}: {e}", binary.display()));
     drop(kubeconfig);
+    let restored = if registered.is_empty() {
+        Ok(())
+    } else {
+        run_webhooks::restore(ui, &cluster, registered).await
+    };
+    drop(local);
+    let status = status?;
+    if let Some(error) = registration_failed {
+        restored?;
+        return Err(error.context("the operator was stopped: its webhooks could not be registered"));
+    }
+    restored?;
     let code = supervise::shell_code(status);
     if code == 0 {
         ui.info("The operator stopped.");

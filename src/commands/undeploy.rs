@@ -1,6 +1,7 @@
 //! `operator-rs undeploy`: delete what `deploy` applied, in reverse order, and wait until it is
-//! gone. Custom resources that carry a finalizer go before the operator that removes it, and
-//! only with a yes or a flag; CRDs go only with `--include-crds`, and never silently with the
+//! gone. Webhook configurations go first, so that no write waits for a webhook that is gone.
+//! Custom resources that carry a finalizer go before the operator that removes it, and only
+//! with a yes or a flag; CRDs go only with `--include-crds`, and never silently with the
 //! user's custom resources in them.
 
 use anyhow::Context;
@@ -86,6 +87,15 @@ async fn undeploy(
             Vec::new()
         }
     };
+    // Webhook configurations go first: once the operator is gone nothing answers them, and
+    // the API server would refuse every write they concern, the deletes of custom resources
+    // included. A CRD's conversion webhook goes with the CRD.
+    let mut stages = manifests::staged(&filled);
+    if let Some((_, configurations)) = stages.iter().find(|(s, _)| *s == Stage::Webhooks) {
+        delete_all(ui, &cluster, configurations, wait, deadline, &waited).await?;
+    }
+    stages.retain(|(stage, _)| !matches!(stage, Stage::Crds | Stage::Webhooks));
+
     if !first.is_empty() {
         let operator = operator_deployment(&filled.manifests);
         ui.info(format!(
@@ -115,8 +125,6 @@ async fn undeploy(
         })?;
     }
 
-    let mut stages = manifests::staged(&filled);
-    stages.retain(|(stage, _)| *stage != Stage::Crds);
     for (_, objects) in stages.iter().rev() {
         delete_all(ui, &cluster, objects, wait, deadline, &waited).await?;
     }

@@ -14,6 +14,7 @@ mod lookup;
 mod objects;
 mod raw;
 mod wait;
+mod webhooks;
 
 pub use apply::{Applied, Outcome, Ownership, WriteMode};
 pub use cluster::{Cluster, FIELD_MANAGER, Served};
@@ -24,3 +25,4 @@ pub use lookup::ClusterLookup;
 pub use wait::{
     Completion, Rollout, RolloutReport, RolloutState, completion_of, is_established, rollout_of,
 };
+pub use webhooks::Probe;

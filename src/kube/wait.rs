@@ -14,18 +14,18 @@ use super::cluster::Cluster;
 use super::error::{Action, KubeError};
 
 /// Polls start quick, since a fresh object is often ready at once, and back off to `max`.
-struct Backoff {
+pub(super) struct Backoff {
     next: Duration,
     max: Duration,
 }
 
 impl Backoff {
-    fn new(first: Duration, max: Duration) -> Self {
+    pub(super) fn new(first: Duration, max: Duration) -> Self {
         Backoff { next: first, max }
     }
 
     /// Sleeps until the next poll; false when the deadline comes first.
-    async fn sleep(&mut self, deadline: Instant) -> bool {
+    pub(super) async fn sleep(&mut self, deadline: Instant) -> bool {
         let now = Instant::now();
         if now >= deadline {
             return false;

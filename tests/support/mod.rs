@@ -21,3 +21,5 @@ pub mod registry;
 pub mod terminal;
 pub mod tls_proxy;
 pub mod tools;
+pub mod webhook_project;
+pub mod webhook_server;

@@ -12,11 +12,12 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
 
 use super::faults::{self, LeaseFault, LeasePartition};
-use super::lifecycle::DeleteOptions;
+use super::intercept;
 use super::metadata;
+use super::operation::Operation;
 use super::resources::{self, ResourceType};
 use super::selectors::Selector;
-use super::store::{ApiError, PatchKind, RequestRecord, State, Writer};
+use super::store::{ApiError, Reply, RequestRecord, State, Writer};
 use super::watch::{self, WatchRequest};
 
 pub type Shared = Arc<Mutex<State>>;
@@ -90,6 +91,9 @@ struct Target {
 enum Outcome {
     Reply(Response<Body>),
     Hang(LeasePartition),
+    /// A request that webhooks must see ([`intercept`]), and whether a metadata-only view
+    /// of its answer was asked for.
+    Intercept(Box<intercept::Job>, bool),
 }
 
 impl From<Response<Body>> for Outcome {
@@ -107,6 +111,11 @@ async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
     match respond(&parts, &body, &state) {
         Outcome::Reply(response) => response,
         Outcome::Hang(partition) => hang(partition, &state).await,
+        Outcome::Intercept(job, metadata_only) => {
+            let verb = job.operation.verb();
+            let answer = intercept::run(*job, state).await;
+            answer_reply(verb, metadata_only, answer.result, &answer.warnings)
+        }
     }
 }
 
@@ -314,115 +323,77 @@ fn respond(parts: &hyper::http::request::Parts, body: &Bytes, state: &Shared) ->
             .unwrap_or("unknown")
             .to_string()
     });
+    let ns = target.namespace.as_deref();
+    let name = target.name.clone().unwrap_or_default();
+    let t = &target.t;
+    if verb == "watch" {
+        let selector = match Selector::parse(
+            param("labelSelector").as_deref(),
+            param("fieldSelector").as_deref(),
+            t.custom,
+        ) {
+            Ok(selector) => selector,
+            Err(e) => return error_reply(&ApiError::new(400, "BadRequest", e)).into(),
+        };
+        let request = WatchRequest {
+            t: t.clone(),
+            namespace: ns.map(String::from),
+            selector,
+            resource_version: param("resourceVersion"),
+            version_match: param("resourceVersionMatch"),
+            bookmarks: param("allowWatchBookmarks").is_some_and(|v| v == "true"),
+            send_initial_events: param("sendInitialEvents").is_some_and(|v| v == "true"),
+            timeout: param("timeoutSeconds")
+                .and_then(|v| v.parse().ok())
+                .map(std::time::Duration::from_secs),
+            metadata_only,
+            conversion: intercept::converting(&s, t).map(|crd| (crd, state.clone())),
+        };
+        let content_type = if metadata_only {
+            metadata::content_type(false)
+        } else {
+            "application/json".to_string()
+        };
+        return match watch::start(&mut s, request) {
+            Ok(receiver) => watch_reply(receiver, &content_type),
+            Err(error) => error_reply(&error),
+        }
+        .into();
+    }
+    let operation = match Operation::parse(verb, body, &param, &header("content-type")) {
+        Ok(operation) => operation,
+        Err(error) => return error_reply(&error).into(),
+    };
+    if intercept::needed(&s, t, &operation, subresource) {
+        let job = intercept::Job {
+            t: t.clone(),
+            namespace: target.namespace.clone(),
+            name,
+            operation,
+            manager,
+            dry_run,
+            subresource: target.subresource.clone(),
+        };
+        return Outcome::Intercept(Box::new(job), metadata_only);
+    }
     let writer = Writer {
         manager: &manager,
         dry_run,
         subresource,
     };
-    let ns = target.namespace.as_deref();
-    let name = target.name.clone().unwrap_or_default();
-    let t = &target.t;
-    let result = match verb {
-        "get" => s.get(t, ns, &name),
-        "list" => s.list(
-            t,
-            ns,
-            param("labelSelector").as_deref(),
-            param("fieldSelector").as_deref(),
-        ),
-        "watch" => {
-            let selector = match Selector::parse(
-                param("labelSelector").as_deref(),
-                param("fieldSelector").as_deref(),
-                t.custom,
-            ) {
-                Ok(selector) => selector,
-                Err(e) => return error_reply(&ApiError::new(400, "BadRequest", e)).into(),
-            };
-            let request = WatchRequest {
-                t: t.clone(),
-                namespace: ns.map(String::from),
-                selector,
-                resource_version: param("resourceVersion"),
-                version_match: param("resourceVersionMatch"),
-                bookmarks: param("allowWatchBookmarks").is_some_and(|v| v == "true"),
-                send_initial_events: param("sendInitialEvents").is_some_and(|v| v == "true"),
-                timeout: param("timeoutSeconds")
-                    .and_then(|v| v.parse().ok())
-                    .map(std::time::Duration::from_secs),
-                metadata_only,
-            };
-            let content_type = if metadata_only {
-                metadata::content_type(false)
-            } else {
-                "application/json".to_string()
-            };
-            return match watch::start(&mut s, request) {
-                Ok(receiver) => watch_reply(receiver, &content_type),
-                Err(error) => error_reply(&error),
-            }
-            .into();
-        }
-        "create" => match parse_body(body) {
-            Ok(value) => s.create(t, ns, value, writer),
-            Err(e) => Err(e),
-        },
-        "update" => match parse_body(body) {
-            Ok(value) => s.update(t, ns, &name, value, writer),
-            Err(e) => Err(e),
-        },
-        "patch" => {
-            let content_type = header("content-type");
-            let kind = if content_type.starts_with("application/apply-patch") {
-                if param("fieldManager").is_none() {
-                    return error_reply(&ApiError::new(
-                        400,
-                        "BadRequest",
-                        "PATCH, application/apply-patch+yaml requests must include fieldManager",
-                    ))
-                    .into();
-                }
-                Some(PatchKind::Apply {
-                    force: param("force").is_some_and(|v| v == "true"),
-                })
-            } else if content_type.starts_with("application/json-patch+json") {
-                Some(PatchKind::Json)
-            } else if content_type.starts_with("application/merge-patch+json")
-                // Strategic merge patches are read as merge patches: close enough for the
-                // kubectl commands tests use (annotate, label, edit of scalars).
-                || content_type.starts_with("application/strategic-merge-patch+json")
-            {
-                Some(PatchKind::Merge)
-            } else {
-                None
-            };
-            match (kind, parse_body(body)) {
-                (Some(kind), Ok(value)) => s.patch(t, ns, &name, value, kind, writer),
-                (None, _) => Err(ApiError::new(
-                    415,
-                    "UnsupportedMediaType",
-                    format!("the test server does not accept patches of type {content_type}"),
-                )),
-                (_, Err(e)) => Err(e),
-            }
-        }
-        "delete" => match DeleteOptions::parse(body, param) {
-            Ok(options) => s.delete(t, ns, &name, &options),
-            Err(e) => Err(e),
-        },
-        "deletecollection" => match DeleteOptions::parse(body, param) {
-            Ok(options) => s.delete_collection(
-                t,
-                ns,
-                param("labelSelector").as_deref(),
-                param("fieldSelector").as_deref(),
-                &options,
-            ),
-            Err(e) => Err(e),
-        },
-        _ => unreachable!("every verb above is handled"),
-    };
-    let response = match result {
+    let result = operation.execute(&mut s, t, ns, &name, writer);
+    answer_reply(verb, metadata_only, result, &[]).into()
+}
+
+/// The answer of a get, list or write: JSON, a metadata-only view when asked, and the
+/// admission webhooks' warnings as `Warning` headers.
+fn answer_reply(
+    verb: &str,
+    metadata_only: bool,
+    result: Reply,
+    warnings: &[String],
+) -> Response<Body> {
+    let mut response = match result {
         Ok((code, value)) if metadata_only && matches!(verb, "get" | "list") => {
             let list = verb == "list";
             let view = if list {
@@ -439,7 +410,25 @@ fn respond(parts: &hyper::http::request::Parts, body: &Bytes, state: &Shared) ->
         Ok((code, value)) => json_reply(code, &value),
         Err(error) => error_reply(&error),
     };
-    response.into()
+    for warning in warnings {
+        if let Ok(value) = hyper::header::HeaderValue::from_str(&warning_header(warning)) {
+            response.headers_mut().append("Warning", value);
+        }
+    }
+    response
+}
+
+/// `299 - "text"`, as the API server writes a warning: quotes and backslashes escaped,
+/// control characters dropped.
+fn warning_header(text: &str) -> String {
+    let mut quoted = String::with_capacity(text.len() + 2);
+    for c in text.chars().filter(|c| !c.is_control()) {
+        if c == '"' || c == '\\' {
+            quoted.push('\\');
+        }
+        quoted.push(c);
+    }
+    format!("299 - \"{quoted}\"")
 }
 
 /// `/api/v1/...` and `/apis/<group>/<version>/...` to a served type, namespace and name.
@@ -504,26 +493,6 @@ fn refusal(state: &State, verb: &str, target: &Target) -> Option<ApiError> {
     );
     error.details = json!({"name": target.name.clone().unwrap_or_default(), "group": t.group, "kind": t.plural});
     Some(error)
-}
-
-/// JSON, YAML (apply bodies may be either) or protobuf (client-go's typed clients).
-fn parse_body(body: &[u8]) -> Result<Value, ApiError> {
-    if super::protobuf::is_protobuf(body) {
-        return super::protobuf::to_json(body)
-            .map_err(|e| ApiError::new(415, "UnsupportedMediaType", e));
-    }
-    if let Ok(value) = serde_json::from_slice(body) {
-        return Ok(value);
-    }
-    let text = std::str::from_utf8(body)
-        .map_err(|_| ApiError::new(400, "BadRequest", "the body is not UTF-8"))?;
-    serde_saphyr::from_str(text).map_err(|e| {
-        ApiError::new(
-            400,
-            "BadRequest",
-            format!("the body is neither JSON nor YAML: {e}"),
-        )
-    })
 }
 
 /// A watch's events as a chunked response, one JSON event per line.

@@ -11,10 +11,20 @@
 //! Deployment rollouts and Job completions ([`rollout`]), refused verbs (403), Lease faults ([`faults`]), protobuf bodies of
 //! Secrets and ConfigMaps ([`protobuf`]) and request counting.
 //!
-//! It is an approximation; each module says where. Across all of them: no admission, no
-//! schema validation or defaulting of objects, no conversion between versions of a custom
-//! resource beyond `apiVersion`, no protobuf responses (request bodies only of the kinds
-//! [`protobuf`] names), no table output, strategic merge patches read as
+//! Webhooks are called as the API server calls them, over verified TLS
+//! ([`webhook_client`]): admission webhooks of `MutatingWebhookConfiguration` and
+//! `ValidatingWebhookConfiguration` objects on create, update, patch, apply and delete
+//! ([`admission`], matched by [`webhook_config`], which also checks configurations as they are
+//! written), and the conversion webhook of a CRD with `strategy: Webhook` on every read,
+//! write and watch event through a version other than the stored one ([`conversion`]). A
+//! request that needs either takes the path of [`intercept`]; every other request is answered
+//! at once under the store's lock. A webhook's Service is found through the EndpointSlices
+//! (or Endpoints) in the store, so a test points one at 127.0.0.1:PORT.
+//!
+//! It is an approximation; each module says where. Across all of them: no admission plugins
+//! but the webhooks (and no CONNECT operations, since nothing that takes them is served), no
+//! schema validation or defaulting of objects, no protobuf responses (request bodies only of
+//! the kinds [`protobuf`] names), no table output, strategic merge patches read as
 //! JSON merge patches, and a status subresource that ignores every change but `status`
 //! (metadata included). `metadata.generation` counts changes of `spec` for built-in kinds and
 //! of everything but metadata (and status, with a status subresource) for custom resources.
@@ -22,26 +32,33 @@
 //! The test API: [`KubeServer::start`], [`KubeServer::kubeconfig`], scripts for CRDs
 //! ([`KubeServer::set_establish`]), Deployments ([`KubeServer::set_rollout`],
 //! [`KubeServer::set_rollout_for`], [`KubeServer::complete_rollout`]) and Jobs
-//! ([`KubeServer::fail_job`]), faults
+//! ([`KubeServer::fail_job`]), objects stored without the checks of a write
+//! ([`KubeServer::put_unchecked`]), faults
 //! ([`KubeServer::refuse`], [`KubeServer::partition_lease`], [`KubeServer::heal_lease`]), watch
 //! controls ([`KubeServer::compact`], [`KubeServer::send_bookmarks`]), and what happened
 //! ([`KubeServer::requests`], [`KubeServer::object`], [`KubeServer::objects`],
 //! [`KubeServer::all_objects`],
 //! [`KubeServer::resource_version`], [`KubeServer::held_requests`]).
 
+pub mod admission;
+pub mod conversion;
 pub mod events;
 pub mod faults;
 pub mod fields;
 mod http;
+pub mod intercept;
 pub mod json_patch;
 pub mod lifecycle;
 pub mod metadata;
+pub mod operation;
 pub mod protobuf;
 pub mod resources;
 pub mod rollout;
 pub mod selectors;
 pub mod store;
 pub mod watch;
+pub mod webhook_client;
+pub mod webhook_config;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -261,6 +278,24 @@ users:
             .collect()
     }
 
+    /// Stores `object` under `group`/`plural` as it is, without the checks of a write: for
+    /// objects the API refuses today but a cluster may still hold from an older release.
+    pub fn put_unchecked(&self, group: &str, plural: &str, object: Value) {
+        let key = Key {
+            group: group.into(),
+            plural: plural.into(),
+            namespace: object["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or_default()
+                .into(),
+            name: object["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .into(),
+        };
+        self.lock().put_unchecked(key, object);
+    }
+
     /// Every stored object of every resource, for "nothing is left" checks.
     pub fn all_objects(&self) -> Vec<Value> {
         self.lock().objects().map(|(_, v)| v.clone()).collect()
@@ -276,6 +311,29 @@ users:
             .arg("--cache-dir")
             .arg(cache_dir);
         command
+    }
+
+    /// [`KubeServer::kubectl`] with `args`, `input` on its standard input: its output.
+    pub fn kubectl_with_input(
+        &self,
+        cache_dir: &Path,
+        args: &[&str],
+        input: &str,
+    ) -> std::process::Output {
+        use std::io::Write;
+        let mut child = self
+            .kubectl(cache_dir)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("kubectl runs");
+        if let Some(mut stdin) = child.stdin.take() {
+            // kubectl may exit before reading it all; its output says why.
+            let _ = stdin.write_all(input.as_bytes());
+        }
+        child.wait_with_output().expect("kubectl's output")
     }
 
     /// The current resourceVersion of the whole store: unchanged means nothing was written.

@@ -161,6 +161,15 @@ pub fn builtins() -> Vec<ResourceType> {
             &["pvc"],
         ),
         ResourceType::builtin("", "Endpoints", "endpoints", true, false, &["ep"]),
+        // Where the webhooks of a Service are called ([`super::webhook_client`]).
+        ResourceType::builtin(
+            "discovery.k8s.io",
+            "EndpointSlice",
+            "endpointslices",
+            true,
+            false,
+            &[],
+        ),
         ResourceType::builtin("apps", "StatefulSet", "statefulsets", true, true, &["sts"]),
         ResourceType::builtin("apps", "DaemonSet", "daemonsets", true, true, &["ds"]),
         ResourceType::builtin("apps", "ReplicaSet", "replicasets", true, true, &["rs"]),

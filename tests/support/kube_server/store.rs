@@ -15,6 +15,7 @@ use super::lifecycle;
 use super::resources::{self, ResourceType};
 use super::rollout;
 use super::selectors::Selector;
+use super::webhook_config;
 
 /// Where an object lives: the version is not part of it, as in etcd.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -113,6 +114,7 @@ impl Default for Scripts {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
     pub code: u16,
+    /// Empty for errors without a reason (`StatusReasonUnknown`), which the Status leaves out.
     pub reason: &'static str,
     pub message: String,
     pub details: Value,
@@ -152,6 +154,11 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
+        if self.reason.is_empty()
+            && let Some(map) = status.as_object_mut()
+        {
+            map.remove("reason");
+        }
         if !self.details.is_null() {
             status["details"] = self.details.clone();
         }
@@ -398,20 +405,19 @@ impl State {
         labels: Option<&str>,
         fields: Option<&str>,
     ) -> Reply {
-        let items: Vec<Value> = self
-            .matching(t, namespace, labels, fields)?
-            .into_iter()
-            .map(|o| present(t, o))
-            .collect();
-        Ok((
-            200,
-            json!({
-                "kind": format!("{}List", t.kind),
-                "apiVersion": t.api_version(),
-                "metadata": {"resourceVersion": self.resource_version.to_string()},
-                "items": items,
-            }),
-        ))
+        let items = self.matching(t, namespace, labels, fields)?;
+        Ok((200, self.list_of(t, items)))
+    }
+
+    /// A list answer of stored objects, at the store's current resourceVersion.
+    pub fn list_of(&self, t: &ResourceType, items: Vec<Value>) -> Value {
+        let items: Vec<Value> = items.into_iter().map(|o| present(t, o)).collect();
+        json!({
+            "kind": format!("{}List", t.kind),
+            "apiVersion": t.api_version(),
+            "metadata": {"resourceVersion": self.resource_version.to_string()},
+            "items": items,
+        })
     }
 
     /// The objects of a type a list or watch selects; a malformed selector is a 400.
@@ -473,12 +479,7 @@ impl State {
         };
         let key = Key::new(t, namespace, &name);
         if self.objects.contains_key(&key) {
-            return Err(ApiError::new(
-                409,
-                "AlreadyExists",
-                format!("{} \"{name}\" already exists", t.qualified()),
-            )
-            .about(t, &name));
+            return Err(already_exists(t, &name));
         }
         let mut object = body;
         fields::record_update(None, &mut object, writer.manager, &now());
@@ -656,6 +657,9 @@ impl State {
         if t.is("apiextensions.k8s.io", "customresourcedefinitions") {
             validate_crd(&object)?;
         }
+        if t.group == webhook_config::GROUP {
+            webhook_config::validate(t, &object)?;
+        }
         let carried = [
             "uid",
             "creationTimestamp",
@@ -732,6 +736,77 @@ impl State {
         self.collect_garbage();
         Ok(present(t, object))
     }
+
+    /// The end of a write that admission has seen ([`super::intercept`]): `object`, what the
+    /// request's dry run made and the webhooks left, goes over `old`, the object stored when
+    /// the dry run ran (the caller checked that it still is). What a write may change is
+    /// taken again, since a webhook may have touched more.
+    pub fn commit_admitted(
+        &mut self,
+        t: &ResourceType,
+        namespace: Option<&str>,
+        old: Option<Value>,
+        object: Value,
+        writer: Writer<'_>,
+    ) -> Result<Value, ApiError> {
+        let name = object
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let key = Key::new(t, namespace, &name);
+        let object = events::stored(t, object);
+        let object = match &old {
+            Some(old) => writer.part(t, old, object)?,
+            None if self.objects.contains_key(&key) => return Err(already_exists(t, &name)),
+            None => object,
+        };
+        self.write(t, key, old, object, writer.dry_run)
+    }
+
+    /// Runs `f` with `view` in place of the object stored at `key`, and puts the stored one
+    /// back: a request through another version of a custom resource runs on the object as
+    /// that version shows it.
+    pub fn with_view<R>(
+        &mut self,
+        key: &Key,
+        view: Option<Value>,
+        f: impl FnOnce(&mut State) -> R,
+    ) -> R {
+        let stored = match view {
+            Some(view) => self.objects.insert(key.clone(), view),
+            None => self.objects.remove(key),
+        };
+        let result = f(self);
+        match stored {
+            Some(stored) => self.objects.insert(key.clone(), stored),
+            None => self.objects.remove(key),
+        };
+        result
+    }
+
+    /// Stores `object` as it is, without the checks of a write: for objects the API no
+    /// longer accepts but a cluster may still hold (a webhook with `sideEffects: Unknown`,
+    /// written through `v1beta1` before Kubernetes 1.22).
+    pub fn put_unchecked(&mut self, key: Key, mut object: Value) {
+        let version = self.next_version();
+        object["metadata"]["resourceVersion"] = Value::String(version.to_string());
+        let kind = if self.objects.contains_key(&key) {
+            "MODIFIED"
+        } else {
+            "ADDED"
+        };
+        self.commit(key, Some(object), kind);
+    }
+}
+
+fn already_exists(t: &ResourceType, name: &str) -> ApiError {
+    ApiError::new(
+        409,
+        "AlreadyExists",
+        format!("{} \"{name}\" already exists", t.qualified()),
+    )
+    .about(t, name)
 }
 
 /// The object as a client receives it: type information always set.
@@ -866,6 +941,43 @@ fn validate_crd(crd: &Value) -> Result<(), ApiError> {
             "spec.versions: Invalid value: must have exactly one version marked as storage version"
                 .into(),
         );
+    }
+    let conversion = &spec["conversion"];
+    match conversion["strategy"].as_str() {
+        None | Some("None") => {
+            if !conversion["webhook"].is_null() {
+                problems.push(
+                    "spec.conversion.webhook: Forbidden: should not be set when strategy is not set to Webhook"
+                        .into(),
+                );
+            }
+        }
+        Some("Webhook") => {
+            let webhook = &conversion["webhook"];
+            if webhook.is_null() {
+                problems.push(
+                    "spec.conversion.webhook: Required value: must be set when strategy is set to Webhook"
+                        .into(),
+                );
+            } else {
+                let reviews = webhook["conversionReviewVersions"].as_array();
+                if reviews.is_none_or(|r| {
+                    !r.iter().any(|v| v == "v1" || v == "v1beta1")
+                }) {
+                    problems.push(
+                        "spec.conversion.webhook.conversionReviewVersions: Invalid value: must include at least one of v1, v1beta1"
+                            .into(),
+                    );
+                }
+                problems.extend(webhook_config::client_config_problems(
+                    &webhook["clientConfig"],
+                    "spec.conversion.webhook.clientConfig",
+                ));
+            }
+        }
+        Some(other) => problems.push(format!(
+            "spec.conversion.strategy: Unsupported value: \"{other}\": supported values: \"None\", \"Webhook\""
+        )),
     }
     if problems.is_empty() {
         Ok(())

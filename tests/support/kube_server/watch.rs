@@ -17,6 +17,9 @@
 //!   its stream, so it lists again, as the API server's watch cache does with slow clients.
 //! - Metadata-only watches (`Accept: ...;as=PartialObjectMetadata;g=meta.k8s.io;v=v1`) carry
 //!   `PartialObjectMetadata` objects.
+//! - A custom resource whose CRD converts by webhook is converted event by event into the
+//!   watch's version ([`super::conversion`]); a conversion that fails sends an ERROR event
+//!   with its Status and ends the stream.
 
 use std::time::Duration;
 
@@ -24,11 +27,13 @@ use hyper::body::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
+use super::conversion::{self, Crd};
 use super::events;
 use super::metadata;
 use super::resources::ResourceType;
 use super::selectors::Selector;
 use super::store::{ApiError, Change, State, present};
+use super::webhook_client::Shared;
 
 const BOOKMARK_INTERVAL: Duration = Duration::from_secs(30);
 
@@ -43,6 +48,9 @@ pub struct WatchRequest {
     pub send_initial_events: bool,
     pub timeout: Option<Duration>,
     pub metadata_only: bool,
+    /// For a custom resource whose CRD converts by webhook: the CRD, and the server whose
+    /// Services the webhook is found through.
+    pub conversion: Option<(Crd, Shared)>,
 }
 
 impl WatchRequest {
@@ -94,10 +102,33 @@ impl WatchRequest {
 }
 
 fn expired(message: String) -> Bytes {
-    let status = ApiError::new(410, "Expired", message).status();
-    let mut line = json!({"type": "ERROR", "object": status}).to_string();
+    error_line(&ApiError::new(410, "Expired", message))
+}
+
+fn error_line(error: &ApiError) -> Bytes {
+    let mut line = json!({"type": "ERROR", "object": error.status()}).to_string();
     line.push('\n');
     Bytes::from(line)
+}
+
+/// What a watch sends first: events of objects, which may need converting, or ready lines.
+enum Initial {
+    Event(&'static str, Value),
+    Line(Bytes),
+}
+
+impl WatchRequest {
+    /// The event's line, with the object converted into the watch's version first when the
+    /// CRD converts by webhook.
+    async fn converted_line(&self, kind: &str, object: &Value) -> Result<Bytes, Bytes> {
+        let Some((crd, state)) = &self.conversion else {
+            return Ok(self.line(kind, object));
+        };
+        match conversion::convert(state, crd, object.clone(), &self.t.version).await {
+            Ok(converted) => Ok(self.line(kind, &converted)),
+            Err(error) => Err(error_line(&error)),
+        }
+    }
 }
 
 /// Checks the request, takes the initial events and subscribes to changes, all under the
@@ -137,14 +168,14 @@ pub fn start(state: &mut State, request: WatchRequest) -> Result<mpsc::Receiver<
         Some(since) if !request.send_initial_events => {
             if since < state.compacted() {
                 ended = true;
-                initial.push(expired(format!(
+                initial.push(Initial::Line(expired(format!(
                     "too old resource version: {since} ({})",
                     state.compacted()
-                )));
+                ))));
             } else {
                 for change in state.history_after(since) {
                     if request.wants(&change) {
-                        initial.push(request.line(change.kind, &change.object));
+                        initial.push(Initial::Event(change.kind, change.object));
                     }
                 }
             }
@@ -152,10 +183,10 @@ pub fn start(state: &mut State, request: WatchRequest) -> Result<mpsc::Receiver<
         _ => {
             let namespace = request.namespace.as_deref();
             for object in state.selected(&request.t, namespace, &request.selector) {
-                initial.push(request.line("ADDED", &object));
+                initial.push(Initial::Event("ADDED", object));
             }
             if request.send_initial_events {
-                initial.push(request.bookmark(current, true));
+                initial.push(Initial::Line(request.bookmark(current, true)));
             }
         }
     }
@@ -163,8 +194,15 @@ pub fn start(state: &mut State, request: WatchRequest) -> Result<mpsc::Receiver<
     let mut bookmark_requests = state.bookmark_requests.subscribe();
     let (sender, receiver) = mpsc::channel::<Bytes>(256);
     tokio::spawn(async move {
-        for line in initial {
-            if sender.send(line).await.is_err() {
+        for item in initial {
+            let (line, last) = match item {
+                Initial::Line(line) => (line, false),
+                Initial::Event(kind, object) => match request.converted_line(kind, &object).await {
+                    Ok(line) => (line, false),
+                    Err(error) => (error, true),
+                },
+            };
+            if sender.send(line).await.is_err() || last {
                 return;
             }
         }
@@ -185,7 +223,13 @@ pub fn start(state: &mut State, request: WatchRequest) -> Result<mpsc::Receiver<
                         if !request.wants(&change) {
                             continue;
                         }
-                        request.line(change.kind, &change.object)
+                        match request.converted_line(change.kind, &change.object).await {
+                            Ok(line) => line,
+                            Err(error) => {
+                                let _ = sender.send(error).await;
+                                return;
+                            }
+                        }
                     }
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         let _ = sender
