@@ -39,6 +39,14 @@ const FIXED_FIELDS: &[&str] = &[
     "key",
 ];
 
+/// Resources (of RBAC rules) whose objects the chart names with the namespace.
+const RENAMED_CLUSTER_RESOURCES: &[&str] = &[
+    "clusterroles",
+    "clusterrolebindings",
+    "mutatingwebhookconfigurations",
+    "validatingwebhookconfigurations",
+];
+
 /// Reasons of checkov skips that read differently in a chart than in `deploy/`.
 const CHART_REASONS: &[(&str, &str)] = &[
     (
@@ -404,8 +412,32 @@ impl Templater {
                     *map = labels;
                     return;
                 }
+                // A rule naming cluster-scoped objects the chart renames: its resourceNames
+                // are those objects' names, in their cluster-scoped form.
+                let names_renamed_cluster_objects = map
+                    .get("resources")
+                    .and_then(Value::as_array)
+                    .is_some_and(|rs| {
+                        rs.iter().any(|r| {
+                            r.as_str()
+                                .is_some_and(|r| RENAMED_CLUSTER_RESOURCES.contains(&r))
+                        })
+                    });
+                if names_renamed_cluster_objects
+                    && let Some(Value::Array(names)) = map.get_mut("resourceNames")
+                {
+                    for name in names.iter_mut() {
+                        if let Some(text) = name.as_str() {
+                            let parts = self.name_parts(text, true);
+                            *name = markers.scalar(&parts);
+                        }
+                    }
+                }
                 for (key, inner) in map.iter_mut() {
-                    if FIXED_FIELDS.contains(&key.as_str()) || key == "annotations" {
+                    if FIXED_FIELDS.contains(&key.as_str())
+                        || key == "annotations"
+                        || (key == "resourceNames" && names_renamed_cluster_objects)
+                    {
                         continue;
                     }
                     if key == "labels" {
