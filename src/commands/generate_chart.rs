@@ -54,6 +54,16 @@ pub fn run(ui: &Ui, args: &GenerateChartArgs) -> anyhow::Result<()> {
     for path in &plan.kept {
         ui.info(format!("  kept      {path} (you edited it)"));
     }
+    let touched = applied
+        .created
+        .iter()
+        .chain(&applied.changed)
+        .filter(|p| shown(p))
+        .count()
+        + plan.remove.len();
+    if touched == 0 && plan.kept.is_empty() {
+        ui.info("  every file of the chart was up to date");
+    }
     for path in &plan.left {
         ui.warn(format!(
             "{path} is not generated any more, but you edited it, so it was left in {}: delete it if it is not needed",
