@@ -53,6 +53,22 @@ fn helm_project() -> Project {
     )
 }
 
+/// A Helm project whose chart needs cluster scope: deploy/role.yaml holds a Role and a
+/// ClusterRole of the same name, role_binding.yaml a RoleBinding and a ClusterRoleBinding.
+fn cluster_scoped_helm_project() -> Project {
+    let chart = support::project::shared_chart("prometheus-node-exporter");
+    make(
+        "node-exporter-operator",
+        &[
+            "new",
+            "node-exporter-operator",
+            "--type=helm",
+            "--helm-chart",
+            chart.to_str().unwrap(),
+        ],
+    )
+}
+
 /// A Rust project with the webhook objects of issue 35: deploy/webhook.yaml by hand, and its
 /// CRD converted by the webhook.
 fn webhook_project() -> Project {
@@ -359,19 +375,24 @@ fn our_render(chart: &Path, case: &Case) -> Vec<(String, String)> {
     docs
 }
 
-/// Validates the rendered documents with kubernetes-validate (built-in kinds: the judges know
-/// no schema of the CRD-defined kinds ServiceMonitor, Issuer and Certificate) and checkov.
-fn judge(docs: &[(String, String)], what: &str) {
+/// Validates rendered documents with kubernetes-validate (built-in kinds: the judges know no
+/// schema of the CRD-defined kinds ServiceMonitor, Issuer and Certificate) and checkov, once
+/// for every case of a chart: `renders` are (case, documents).
+fn judge(renders: &[(&str, Vec<(String, String)>)]) {
     let dir = tempfile::tempdir().unwrap();
     let mut validated = Vec::new();
-    for (i, (_, doc)) in docs.iter().enumerate() {
-        let path = dir.path().join(format!("{i:02}.yaml"));
-        std::fs::write(&path, format!("{doc}\n")).unwrap();
-        let object: Value = operator_rs::yaml::from_str(doc)
-            .unwrap_or_else(|e| panic!("{what}: not YAML: {e}\n{doc}"));
-        let group = object["apiVersion"].as_str().unwrap_or_default();
-        if !(group.starts_with("monitoring.coreos.com/") || group.starts_with("cert-manager.io/")) {
-            validated.push(path);
+    for (c, (what, docs)) in renders.iter().enumerate() {
+        for (i, (_, doc)) in docs.iter().enumerate() {
+            let path = dir.path().join(format!("case{c:02}-{i:02}.yaml"));
+            std::fs::write(&path, format!("# {what}\n{doc}\n")).unwrap();
+            let object: Value = operator_rs::yaml::from_str(doc)
+                .unwrap_or_else(|e| panic!("{what}: not YAML: {e}\n{doc}"));
+            let api_version = object["apiVersion"].as_str().unwrap_or_default();
+            if !(api_version.starts_with("monitoring.coreos.com/")
+                || api_version.starts_with("cert-manager.io/"))
+            {
+                validated.push(path);
+            }
         }
     }
     support::tools::kubernetes_validate(&validated);
@@ -429,6 +450,7 @@ fn check_chart(oracle: &mut HelmOracle, project: &Project, webhooks: bool) {
             json!({"webhook": {"certManager": {"enabled": true}}}),
         ));
     }
+    let mut renders = Vec::new();
     for case in &cases {
         let helm = helm_render(oracle, &chart, case);
         let ours = our_render(&chart, case);
@@ -437,8 +459,8 @@ fn check_chart(oracle: &mut HelmOracle, project: &Project, webhooks: bool) {
             "{}: operator-rs template differs from Helm ({})",
             project.name, case.what
         );
-        judge(&helm, &format!("{} ({})", project.name, case.what));
         let objects = objects_of(&helm);
+        renders.push((case.what, helm));
         let deployment = objects
             .iter()
             .find(|o| o["kind"] == "Deployment")
@@ -481,8 +503,8 @@ fn check_chart(oracle: &mut HelmOracle, project: &Project, webhooks: bool) {
             let service = objects
                 .iter()
                 .find(|o| {
-                    o["kind"] == "Service" && o["metadata"]["name"] == "ops-demo-op-metrics"
-                        || o["metadata"]["name"] == "ops-helm-op-metrics"
+                    o["kind"] == "Service"
+                        && o["metadata"]["name"] == format!("ops-{}-metrics", project.name)
                 })
                 .expect("the metrics Service");
             let selector = monitor["spec"]["selector"]["matchLabels"]
@@ -547,6 +569,8 @@ fn check_chart(oracle: &mut HelmOracle, project: &Project, webhooks: bool) {
         }
     }
 
+    judge(&renders);
+
     // Two releases of the same name in two namespaces (the second without the CRDs, which
     // the first installed), every namespace watched so that the most is cluster-scoped.
     let mut first = case("first release", json!({"watchNamespace": ""}));
@@ -577,6 +601,7 @@ fn real_helm_renders_the_chart_as_operator_rs_does_and_the_judges_pass_it() {
     for (project, webhooks) in [
         (rust_project(), false),
         (helm_project(), false),
+        (cluster_scoped_helm_project(), false),
         (webhook_project(), true),
     ] {
         project.generate_chart();
@@ -601,7 +626,12 @@ fn the_rendered_chart_is_the_bundle_with_the_release_names() {
     let Some(mut oracle) = HelmOracle::start() else {
         return;
     };
-    for project in [rust_project(), helm_project(), webhook_project()] {
+    for project in [
+        rust_project(),
+        helm_project(),
+        cluster_scoped_helm_project(),
+        webhook_project(),
+    ] {
         project.generate_chart();
         success(&project.run(&["generate", "bundle", "--image", IMAGE, "-n", NAMESPACE]));
         let bundle =
