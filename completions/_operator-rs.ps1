@@ -213,6 +213,8 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('crds', 'crds', [CompletionResultType]::ParameterValue, 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched')
+            [CompletionResult]::new('bundle', 'bundle', [CompletionResultType]::ParameterValue, 'Write dist/install.yaml: the operator with its CRDs and RBAC, image and namespace filled in, for `kubectl apply --server-side -f`')
+            [CompletionResult]::new('chart', 'chart', [CompletionResultType]::ParameterValue, 'Write dist/chart/: a Helm chart of the operator; regenerating keeps your edits to values.yaml, Chart.yaml, NOTES.txt and README.md')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -228,12 +230,53 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'operator-rs;generate;bundle' {
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'Operator image [default: the image of the last `operator-rs build`]')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace to install into [default: the last one deployed to (PROJECT), else the kubeconfig context''s, else "default"]')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace to install into [default: the last one deployed to (PROJECT), else the kubeconfig context''s, else "default"]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Directory to write install.yaml (and crds.yaml) into, created if missing [default: dist in the project root]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Directory to write install.yaml (and crds.yaml) into, created if missing [default: dist in the project root]')
+            [CompletionResult]::new('--crds-separately', '--crds-separately', [CompletionResultType]::ParameterName, 'Put the CustomResourceDefinitions in crds.yaml, apart from install.yaml')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'operator-rs;generate;chart' {
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'Operator image: its repository and tag become image.repository and the chart''s appVersion [default: the image of the last `operator-rs build`]')
+            [CompletionResult]::new('--chart-version', '--chart-version', [CompletionResultType]::ParameterName, 'The chart''s version, a semantic version [default: the project''s (Cargo.toml of a Rust project, else the image tag when it is one), else 0.1.0]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Directory of the chart [default: dist/chart in the project root]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Directory of the chart [default: dist/chart in the project root]')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Overwrite files you edited (values.yaml, Chart.yaml, NOTES.txt, README.md and the templates) with what the project gives now')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'operator-rs;generate;help' {
             [CompletionResult]::new('crds', 'crds', [CompletionResultType]::ParameterValue, 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched')
+            [CompletionResult]::new('bundle', 'bundle', [CompletionResultType]::ParameterValue, 'Write dist/install.yaml: the operator with its CRDs and RBAC, image and namespace filled in, for `kubectl apply --server-side -f`')
+            [CompletionResult]::new('chart', 'chart', [CompletionResultType]::ParameterValue, 'Write dist/chart/: a Helm chart of the operator; regenerating keeps your edits to values.yaml, Chart.yaml, NOTES.txt and README.md')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'operator-rs;generate;help;crds' {
+            break
+        }
+        'operator-rs;generate;help;bundle' {
+            break
+        }
+        'operator-rs;generate;help;chart' {
             break
         }
         'operator-rs;generate;help;help' {
@@ -306,9 +349,17 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
         }
         'operator-rs;help;generate' {
             [CompletionResult]::new('crds', 'crds', [CompletionResultType]::ParameterValue, 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched')
+            [CompletionResult]::new('bundle', 'bundle', [CompletionResultType]::ParameterValue, 'Write dist/install.yaml: the operator with its CRDs and RBAC, image and namespace filled in, for `kubectl apply --server-side -f`')
+            [CompletionResult]::new('chart', 'chart', [CompletionResultType]::ParameterValue, 'Write dist/chart/: a Helm chart of the operator; regenerating keeps your edits to values.yaml, Chart.yaml, NOTES.txt and README.md')
             break
         }
         'operator-rs;help;generate;crds' {
+            break
+        }
+        'operator-rs;help;generate;bundle' {
+            break
+        }
+        'operator-rs;help;generate;chart' {
             break
         }
         'operator-rs;help;template' {

@@ -58,11 +58,23 @@ _operator__rs() {
             operator__rs__subcmd__create__subcmd__help,help)
                 cmd="operator__rs__subcmd__create__subcmd__help__subcmd__help"
                 ;;
+            operator__rs__subcmd__generate,bundle)
+                cmd="operator__rs__subcmd__generate__subcmd__bundle"
+                ;;
+            operator__rs__subcmd__generate,chart)
+                cmd="operator__rs__subcmd__generate__subcmd__chart"
+                ;;
             operator__rs__subcmd__generate,crds)
                 cmd="operator__rs__subcmd__generate__subcmd__crds"
                 ;;
             operator__rs__subcmd__generate,help)
                 cmd="operator__rs__subcmd__generate__subcmd__help"
+                ;;
+            operator__rs__subcmd__generate__subcmd__help,bundle)
+                cmd="operator__rs__subcmd__generate__subcmd__help__subcmd__bundle"
+                ;;
+            operator__rs__subcmd__generate__subcmd__help,chart)
+                cmd="operator__rs__subcmd__generate__subcmd__help__subcmd__chart"
                 ;;
             operator__rs__subcmd__generate__subcmd__help,crds)
                 cmd="operator__rs__subcmd__generate__subcmd__help__subcmd__crds"
@@ -102,6 +114,12 @@ _operator__rs() {
                 ;;
             operator__rs__subcmd__help__subcmd__create,api)
                 cmd="operator__rs__subcmd__help__subcmd__create__subcmd__api"
+                ;;
+            operator__rs__subcmd__help__subcmd__generate,bundle)
+                cmd="operator__rs__subcmd__help__subcmd__generate__subcmd__bundle"
+                ;;
+            operator__rs__subcmd__help__subcmd__generate,chart)
+                cmd="operator__rs__subcmd__help__subcmd__generate__subcmd__chart"
                 ;;
             operator__rs__subcmd__help__subcmd__generate,crds)
                 cmd="operator__rs__subcmd__help__subcmd__generate__subcmd__crds"
@@ -327,12 +345,76 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__generate)
-            opts="-q -y -h -V --quiet --yes --help --version crds help"
+            opts="-q -y -h -V --quiet --yes --help --version crds bundle chart help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__generate__subcmd__bundle)
+            opts="-n -o -q -y -h -V --image --namespace --output --crds-separately --quiet --yes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --image)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__generate__subcmd__chart)
+            opts="-o -q -y -h -V --image --chart-version --output --force --quiet --yes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --image)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chart-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -355,8 +437,36 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__generate__subcmd__help)
-            opts="crds help"
+            opts="crds bundle chart help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__generate__subcmd__help__subcmd__bundle)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__generate__subcmd__help__subcmd__chart)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -481,8 +591,36 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__help__subcmd__generate)
-            opts="crds"
+            opts="crds bundle chart"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__help__subcmd__generate__subcmd__bundle)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__help__subcmd__generate__subcmd__chart)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

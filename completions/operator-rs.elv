@@ -198,6 +198,8 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand crds 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
+            cand bundle 'Write dist/install.yaml: the operator with its CRDs and RBAC, image and namespace filled in, for `kubectl apply --server-side -f`'
+            cand chart 'Write dist/chart/: a Helm chart of the operator; regenerating keeps your edits to values.yaml, Chart.yaml, NOTES.txt and README.md'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'operator-rs;generate;crds'= {
@@ -211,11 +213,48 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'operator-rs;generate;bundle'= {
+            cand --image 'Operator image [default: the image of the last `operator-rs build`]'
+            cand -n 'Namespace to install into [default: the last one deployed to (PROJECT), else the kubeconfig context''s, else "default"]'
+            cand --namespace 'Namespace to install into [default: the last one deployed to (PROJECT), else the kubeconfig context''s, else "default"]'
+            cand -o 'Directory to write install.yaml (and crds.yaml) into, created if missing [default: dist in the project root]'
+            cand --output 'Directory to write install.yaml (and crds.yaml) into, created if missing [default: dist in the project root]'
+            cand --crds-separately 'Put the CustomResourceDefinitions in crds.yaml, apart from install.yaml'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'operator-rs;generate;chart'= {
+            cand --image 'Operator image: its repository and tag become image.repository and the chart''s appVersion [default: the image of the last `operator-rs build`]'
+            cand --chart-version 'The chart''s version, a semantic version [default: the project''s (Cargo.toml of a Rust project, else the image tag when it is one), else 0.1.0]'
+            cand -o 'Directory of the chart [default: dist/chart in the project root]'
+            cand --output 'Directory of the chart [default: dist/chart in the project root]'
+            cand --force 'Overwrite files you edited (values.yaml, Chart.yaml, NOTES.txt, README.md and the templates) with what the project gives now'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'operator-rs;generate;help'= {
             cand crds 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
+            cand bundle 'Write dist/install.yaml: the operator with its CRDs and RBAC, image and namespace filled in, for `kubectl apply --server-side -f`'
+            cand chart 'Write dist/chart/: a Helm chart of the operator; regenerating keeps your edits to values.yaml, Chart.yaml, NOTES.txt and README.md'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'operator-rs;generate;help;crds'= {
+        }
+        &'operator-rs;generate;help;bundle'= {
+        }
+        &'operator-rs;generate;help;chart'= {
         }
         &'operator-rs;generate;help;help'= {
         }
@@ -276,8 +315,14 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
         }
         &'operator-rs;help;generate'= {
             cand crds 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
+            cand bundle 'Write dist/install.yaml: the operator with its CRDs and RBAC, image and namespace filled in, for `kubectl apply --server-side -f`'
+            cand chart 'Write dist/chart/: a Helm chart of the operator; regenerating keeps your edits to values.yaml, Chart.yaml, NOTES.txt and README.md'
         }
         &'operator-rs;help;generate;crds'= {
+        }
+        &'operator-rs;help;generate;bundle'= {
+        }
+        &'operator-rs;help;generate;chart'= {
         }
         &'operator-rs;help;template'= {
         }

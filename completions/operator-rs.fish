@@ -137,18 +137,38 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -s q -l qui
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -s h -l help -d 'Print help'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand run" -s V -l version -d 'Print version'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds help" -s q -l quiet -d 'Print nothing but errors'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds help" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds help" -s h -l help -d 'Print help'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds help" -s V -l version -d 'Print version'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds help" -f -a "crds" -d 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds bundle chart help" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds bundle chart help" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds bundle chart help" -s h -l help -d 'Print help'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds bundle chart help" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds bundle chart help" -f -a "crds" -d 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds bundle chart help" -f -a "bundle" -d 'Write dist/install.yaml: the operator with its CRDs and RBAC, image and namespace filled in, for `kubectl apply --server-side -f`'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds bundle chart help" -f -a "chart" -d 'Write dist/chart/: a Helm chart of the operator; regenerating keeps your edits to values.yaml, Chart.yaml, NOTES.txt and README.md'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and not __fish_seen_subcommand_from crds bundle chart help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from crds" -l check -d 'Change nothing; exit with code 1 when a CRD file is out of date (for CI)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from crds" -s q -l quiet -d 'Print nothing but errors'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from crds" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from crds" -s h -l help -d 'Print help'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from crds" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from bundle" -l image -d 'Operator image [default: the image of the last `operator-rs build`]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from bundle" -s n -l namespace -d 'Namespace to install into [default: the last one deployed to (PROJECT), else the kubeconfig context\'s, else "default"]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from bundle" -s o -l output -d 'Directory to write install.yaml (and crds.yaml) into, created if missing [default: dist in the project root]' -r -F
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from bundle" -l crds-separately -d 'Put the CustomResourceDefinitions in crds.yaml, apart from install.yaml'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from bundle" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from bundle" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from bundle" -s h -l help -d 'Print help'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from bundle" -s V -l version -d 'Print version'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from chart" -l image -d 'Operator image: its repository and tag become image.repository and the chart\'s appVersion [default: the image of the last `operator-rs build`]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from chart" -l chart-version -d 'The chart\'s version, a semantic version [default: the project\'s (Cargo.toml of a Rust project, else the image tag when it is one), else 0.1.0]' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from chart" -s o -l output -d 'Directory of the chart [default: dist/chart in the project root]' -r -F
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from chart" -l force -d 'Overwrite files you edited (values.yaml, Chart.yaml, NOTES.txt, README.md and the templates) with what the project gives now'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from chart" -s q -l quiet -d 'Print nothing but errors'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from chart" -s y -l yes -d 'Never ask; use defaults for values not given (implied without a terminal)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from chart" -s h -l help -d 'Print help'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from chart" -s V -l version -d 'Print version'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "crds" -d 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "bundle" -d 'Write dist/install.yaml: the operator with its CRDs and RBAC, image and namespace filled in, for `kubectl apply --server-side -f`'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "chart" -d 'Write dist/chart/: a Helm chart of the operator; regenerating keeps your edits to values.yaml, Chart.yaml, NOTES.txt and README.md'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -s f -l values -d 'A values file (YAML); several are merged in order, later ones win' -r -F
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand template" -l set -d 'A value on the command line, in Helm\'s syntax (a.b=c, list[0]=x, l={a,b}, commas between pairs); after -f' -r
@@ -178,3 +198,5 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and not __fish_seen_subcommand_from new create completion deploy undeploy build run generate template help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and __fish_seen_subcommand_from create" -f -a "api" -d 'Add a Kind (with its chart or controller) to the project in this directory or above'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and __fish_seen_subcommand_from generate" -f -a "crds" -d 'Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and __fish_seen_subcommand_from generate" -f -a "bundle" -d 'Write dist/install.yaml: the operator with its CRDs and RBAC, image and namespace filled in, for `kubectl apply --server-side -f`'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand help; and __fish_seen_subcommand_from generate" -f -a "chart" -d 'Write dist/chart/: a Helm chart of the operator; regenerating keeps your edits to values.yaml, Chart.yaml, NOTES.txt and README.md'

@@ -133,6 +133,50 @@ pub struct TemplateArgs {
 pub enum GenerateCommand {
     /// Rewrite deploy/crds/*_crd.yaml of a Rust project from its types (runs `cargo run --bin crdgen`); samples are never touched
     Crds(GenerateCrdsArgs),
+
+    /// Write dist/install.yaml: the operator with its CRDs and RBAC, image and namespace filled in, for `kubectl apply --server-side -f`
+    Bundle(GenerateBundleArgs),
+
+    /// Write dist/chart/: a Helm chart of the operator; regenerating keeps your edits to values.yaml, Chart.yaml, NOTES.txt and README.md
+    Chart(GenerateChartArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateBundleArgs {
+    /// Operator image [default: the image of the last `operator-rs build`]
+    #[arg(long, value_name = "IMAGE")]
+    pub image: Option<String>,
+
+    /// Namespace to install into [default: the last one deployed to (PROJECT), else the kubeconfig context's, else "default"]
+    #[arg(long, short, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// Directory to write install.yaml (and crds.yaml) into, created if missing [default: dist in the project root]
+    #[arg(long, short, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// Put the CustomResourceDefinitions in crds.yaml, apart from install.yaml
+    #[arg(long)]
+    pub crds_separately: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateChartArgs {
+    /// Operator image: its repository and tag become image.repository and the chart's appVersion [default: the image of the last `operator-rs build`]
+    #[arg(long, value_name = "IMAGE")]
+    pub image: Option<String>,
+
+    /// The chart's version, a semantic version [default: the project's (Cargo.toml of a Rust project, else the image tag when it is one), else 0.1.0]
+    #[arg(long = "chart-version", value_name = "VERSION", value_parser = parse_chart_version)]
+    pub chart_version: Option<String>,
+
+    /// Directory of the chart [default: dist/chart in the project root]
+    #[arg(long, short, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// Overwrite files you edited (values.yaml, Chart.yaml, NOTES.txt, README.md and the templates) with what the project gives now
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

@@ -24,6 +24,7 @@ pub mod rbac;
 pub mod render;
 pub mod scaffold;
 pub mod schema;
+pub mod ship;
 pub mod supervise;
 pub mod text;
 pub mod ui;

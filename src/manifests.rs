@@ -151,7 +151,7 @@ pub enum ManifestError {
     #[error("{origin} is not a valid Kubernetes object: {reason}")]
     Invalid { origin: Origin, reason: String },
     #[error(
-        "{origin} still has the placeholder {placeholder} at {field}: replace it in the file, deploy fills in only {IMAGE_PLACEHOLDER} (image) and {NAMESPACE_PLACEHOLDER} (namespace of binding subjects)"
+        "{origin} still has the placeholder {placeholder} at {field}: replace it in the file, deploy fills in only {IMAGE_PLACEHOLDER} (image) and {NAMESPACE_PLACEHOLDER} (the namespace)"
     )]
     Placeholder {
         origin: Origin,
@@ -499,32 +499,27 @@ fn fill_one(manifest: &mut Manifest, settings: &Settings<'_>, scope: Scope) {
     if let Some(image) = settings.image {
         replace_images(object, image);
     }
-    fill_webhook_services(object, settings.namespace);
+    replace_namespace(object, settings.namespace);
 }
 
-/// The operator's Service, where webhook configurations and a CRD's conversion name it with
-/// `namespace: REPLACE_NAMESPACE`, is in the namespace of the deploy.
-fn fill_webhook_services(object: &mut Map<String, Value>, namespace: &str) {
-    let fill = |client_config: &mut Value| {
-        if let Some(service) = client_config
-            .get_mut("service")
-            .and_then(Value::as_object_mut)
-            && service.get("namespace").and_then(Value::as_str) == Some(NAMESPACE_PLACEHOLDER)
-        {
-            service.insert("namespace".into(), Value::String(namespace.to_string()));
+/// The namespace wherever a value names it with the placeholder: a webhook's or a CRD
+/// conversion's Service (`namespace: REPLACE_NAMESPACE`), a DNS name
+/// (`svc.REPLACE_NAMESPACE.svc`).
+fn replace_namespace(map: &mut Map<String, Value>, namespace: &str) {
+    fn in_value(value: &mut Value, namespace: &str) {
+        match value {
+            Value::String(s)
+                if s.contains(NAMESPACE_PLACEHOLDER) && !s.contains(char::is_whitespace) =>
+            {
+                *s = s.replace(NAMESPACE_PLACEHOLDER, namespace);
+            }
+            Value::Object(inner) => replace_namespace(inner, namespace),
+            Value::Array(items) => items.iter_mut().for_each(|v| in_value(v, namespace)),
+            _ => {}
         }
-    };
-    if let Some(Value::Array(webhooks)) = object.get_mut("webhooks") {
-        webhooks
-            .iter_mut()
-            .filter_map(|w| w.get_mut("clientConfig"))
-            .for_each(fill);
     }
-    if let Some(conversion) = object
-        .get_mut("spec")
-        .and_then(|spec| spec.pointer_mut("/conversion/webhook/clientConfig"))
-    {
-        fill(conversion);
+    for value in map.values_mut() {
+        in_value(value, namespace);
     }
 }
 
@@ -788,6 +783,44 @@ spec:
         assert_eq!(
             subjects[1]["namespace"], "elsewhere",
             "explicit namespaces stay"
+        );
+    }
+
+    #[test]
+    fn the_namespace_placeholder_is_filled_in_everywhere() {
+        let dir = sample_project();
+        let webhook = "apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: demo
+  annotations:
+    note: REPLACE_NAMESPACE in prose stays
+webhooks:
+  - name: v.example.com
+    clientConfig:
+      service: {name: demo-webhook, namespace: REPLACE_NAMESPACE}
+      url: https://demo-webhook.REPLACE_NAMESPACE.svc:443/validate
+";
+        std::fs::write(
+            dir.path().join("deploy/operator.yaml"),
+            format!("{OPERATOR}---\n{webhook}"),
+        )
+        .unwrap();
+        let bundle = load(dir.path(), &project(), false).unwrap();
+        let filled = bundle.filled(&settings(), &bundle.offline_scope());
+        let config = filled
+            .all()
+            .find(|m| m.kind() == "ValidatingWebhookConfiguration")
+            .unwrap();
+        let client = &config.object["webhooks"][0]["clientConfig"];
+        assert_eq!(client["service"]["namespace"], "team-a");
+        assert_eq!(
+            client["url"],
+            "https://demo-webhook.team-a.svc:443/validate"
+        );
+        assert_eq!(
+            config.object["metadata"]["annotations"]["note"],
+            "REPLACE_NAMESPACE in prose stays"
         );
     }
 

@@ -1,4 +1,5 @@
-//! `operator-rs generate crds`: the CRD files of a Rust project, from its types.
+//! `operator-rs generate`: the CRD files of a Rust project from its types (`crds`), and the
+//! ways to ship the operator (`bundle`, `chart`, in their own modules).
 
 use crate::cli::{GenerateCommand, GenerateCrdsArgs};
 use crate::crdgen::{self, Change};
@@ -9,6 +10,8 @@ use crate::ui::Ui;
 pub fn run(ui: &Ui, command: GenerateCommand) -> anyhow::Result<()> {
     match command {
         GenerateCommand::Crds(args) => crds(ui, &args),
+        GenerateCommand::Bundle(args) => super::generate_bundle::run(ui, &args),
+        GenerateCommand::Chart(args) => super::generate_chart::run(ui, &args),
     }
 }
 

@@ -7,6 +7,8 @@ mod create_api;
 mod create_api_rust;
 mod deploy;
 mod generate;
+mod generate_bundle;
+mod generate_chart;
 mod helm_operator_runtime;
 mod helm_project;
 mod inputs;
