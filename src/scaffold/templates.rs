@@ -176,16 +176,16 @@ mod parse_tests {
     /// is what finds a broken one early, an `include` of a template that is not there included.
     #[test]
     fn every_embedded_template_parses() {
-        let mut folders = 0;
+        let mut parsed = 0;
         for dir in TEMPLATES.dirs() {
             let folder = dir.path().to_str().unwrap();
             let mut templates = Vec::new();
             collect_templates(dir, &mut templates).unwrap();
             let engine = engine(folder).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(engine.get_template_names().count(), templates.len());
-            folders += usize::from(!templates.is_empty());
+            parsed += templates.len();
         }
-        assert_eq!(folders, 3, "common, helm and rust hold templates");
+        assert!(parsed > 10, "only {parsed} templates found");
     }
 
     #[test]
