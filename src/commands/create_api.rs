@@ -14,7 +14,6 @@ use crate::scaffold::{self, FilePlan, write::Applied};
 use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: CreateApiArgs) -> anyhow::Result<()> {
-    crate::one_shot::exits_when_done();
     let (root, project) = project::load_current().map_err(|e| match e {
         ProjectError::NotFound(_) => usage(e),
         other => anyhow::Error::new(other),

@@ -14,7 +14,6 @@ use crate::scaffold::{self, FilePlan, helm::HelmApi};
 use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: NewArgs) -> anyhow::Result<()> {
-    crate::one_shot::exits_when_done();
     let domain = names::parse_domain(&args.domain).map_err(usage)?;
     if let (ProjectType::Rust, Some(runtime)) = (args.project_type, args.runtime) {
         return Err(usage(format!(
@@ -23,26 +22,9 @@ pub fn run(ui: &Ui, args: NewArgs) -> anyhow::Result<()> {
         )));
     }
     match args.project_type {
-        ProjectType::Helm => new_helm(ui, &args, &domain),
+        ProjectType::Helm => new_helm_project(ui, &args, &domain),
         ProjectType::Rust => super::new_rust::run(ui, &args, &domain),
     }
-}
-
-fn new_helm(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
-    std::thread::scope(|scope| {
-        // While this thread reads a local chart, one core is half idle: a large values schema
-        // compiles there, for the render's values check to take (see `compile_ahead`).
-        if let Some(reference) = args.api.helm_chart.as_deref() {
-            scope.spawn(move || {
-                if let Some(bytes) =
-                    crate::chart::local::read_top_file(Path::new(reference), "values.schema.json")
-                {
-                    crate::render::schema::compile_ahead(bytes);
-                }
-            });
-        }
-        new_helm_project(ui, args, domain)
-    })
 }
 
 fn new_helm_project(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {

@@ -155,7 +155,6 @@ fn probe_in<'scope>(
         }
         results
     });
-    crate::one_shot::discard(node);
     for rendering in results {
         out.objects.extend(rendering.objects);
         out.failures.extend(rendering.failure);
