@@ -8,12 +8,10 @@ use std::path::Path;
 
 use clap::Parser;
 use futures::FutureExt;
-use tokio::time::Instant;
 
-use super::cluster::{apply_stage, check_namespace};
-use super::run::{Target, connect};
+use super::cluster::check_namespace;
+use super::run_cluster::{Target, apply_crds, connect};
 use crate::cli::{HelmRuntimeArgs, HelmRuntimeFlags, RunArgs};
-use crate::duration;
 use crate::error::usage;
 use crate::helm_runtime::controller::{self, Log, Options};
 use crate::helm_runtime::http::{self, Routes};
@@ -22,8 +20,7 @@ use crate::helm_runtime::log::Format;
 use crate::helm_runtime::metrics::Metrics;
 use crate::helm_runtime::watches::Watch;
 use crate::helm_runtime::{probes, watches};
-use crate::kube::{Cluster, Ownership, WriteMode};
-use crate::manifests::{self, Manifest};
+use crate::kube::Cluster;
 use crate::project::Project;
 use crate::ui::Ui;
 
@@ -114,19 +111,7 @@ async fn run_in_project(
         ui.warn(warning);
     }
 
-    let bundle = manifests::load(root, project, false)?;
-    let crds: Vec<&Manifest> = bundle.all().filter(|m| m.is_crd()).collect();
-    let deadline = Instant::now() + args.timeout;
-    apply_stage(
-        ui,
-        &cluster,
-        &crds,
-        WriteMode::Persist,
-        Ownership::Force,
-        deadline,
-        &duration::display(args.timeout),
-    )
-    .await?;
+    apply_crds(ui, &cluster, args, root, project).await?;
 
     let lease = flags.leader_elect.then(|| Lease {
         namespace: flags

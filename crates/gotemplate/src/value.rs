@@ -408,13 +408,6 @@ impl fmt::Debug for Value {
     }
 }
 
-/// `{}` prints the value as Go's `fmt.Print` does (`%v`).
-impl fmt::Display for Value {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&crate::gofmt::sprint_value(self))
-    }
-}
-
 impl From<bool> for Value {
     fn from(b: bool) -> Value {
         Value::Bool(b)
