@@ -15,7 +15,7 @@ use crate::cli::{HelmRuntimeArgs, HelmRuntimeFlags, RunArgs};
 use crate::error::usage;
 use crate::helm_runtime::controller::{self, Log, Options};
 use crate::helm_runtime::http::{self, Routes};
-use crate::helm_runtime::leader::{Candidate, Timing};
+use crate::helm_runtime::leader::{self, Candidate, Timing};
 use crate::helm_runtime::log::Format;
 use crate::helm_runtime::metrics::Metrics;
 use crate::helm_runtime::watches::Watch;
@@ -225,13 +225,13 @@ pub(super) async fn operate(ui: &Ui, operator: Operator<'_>) -> anyhow::Result<(
             "Waiting for leadership: Lease {}/{} as {identity}",
             lease.namespace, lease.name
         ));
+        leader::log_election_to(log.clone());
         let candidate = Candidate::new(
             cluster.client().clone(),
             &lease.namespace,
             &lease.name,
             &identity,
             Timing::default(),
-            log.clone(),
         );
         // As client-go's elector: 0 from the start of the election, 1 while leading.
         metrics.set_leader(&lease.name, false);
