@@ -12,18 +12,21 @@ use crate::cli::CreateApiArgs;
 use crate::error::usage;
 use crate::project::{self, Project, Resource};
 use crate::rbac;
+use crate::render::probe::ValuesRendered;
 use crate::scaffold::{self, FilePlan, write::Applied};
 use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: &CreateApiArgs, root: &Path, mut project: Project) -> anyhow::Result<()> {
     let (chart, api) = helm_project::chart_and_names(ui, &args.api, &project.domain)?;
     ensure_new(&project, &api)?;
+    let requested_sample =
+        helm_project::check_sample_values(&chart, args.api.sample_values.as_deref())?;
 
     let mut changes = FilePlan::new();
     let chart_dir = format!("helm-charts/{}", chart.name());
     let chart_is_new = place_chart(root, &chart_dir, &chart, &mut changes)?;
 
-    let (helm_api, api_files) = helm_project::api_and_files(&api, &chart, &chart_dir)?;
+    let (mut helm_api, mut api_files) = helm_project::api_and_files(&api, &chart, &chart_dir)?;
     if let Some(warning) = helm_project::relaxed_warning(&api, &helm_api.spec_schema) {
         ui.warn(warning);
     }
@@ -54,7 +57,18 @@ pub fn run(ui: &Ui, args: &CreateApiArgs, root: &Path, mut project: Project) -> 
         plural: api.plural.clone(),
         chart: Some(chart_dir.clone()),
     });
-    let scope_change = plan_rbac(ui, root, &project, &chart, &chart_dir, &mut changes)?;
+    let (scope_change, rendered) = plan_rbac(ui, root, &project, &chart, &chart_dir, &mut changes)?;
+    // Nothing is on disk yet while the user is asked: the changes are applied at the end.
+    let sample = helm_project::sample_values(ui, &chart, requested_sample, &rendered, &mut || {})?;
+    if let Some(file) = &sample.file {
+        helm_project::use_sample_values(&mut helm_api, &mut api_files, file)?;
+        for (path, file) in api_files.iter() {
+            changes.add(path.clone(), file.bytes.clone());
+        }
+    }
+    if let Some(warning) = &sample.warning {
+        ui.warn(warning);
+    }
 
     let crd_file = format!("crds/{}", scaffold::helm::crd_file_name(&helm_api));
     changes.add(
@@ -64,7 +78,15 @@ pub fn run(ui: &Ui, args: &CreateApiArgs, root: &Path, mut project: Project) -> 
     changes.add(project::PROJECT_FILE, project.to_yaml());
 
     let applied = scaffold::write::apply_changes(root, &changes)?;
-    report(ui, &api, &chart, chart_is_new, scope_change, &applied);
+    report(
+        ui,
+        &api,
+        &chart,
+        chart_is_new,
+        scope_change,
+        sample.file.as_deref(),
+        &applied,
+    );
     Ok(())
 }
 
@@ -95,7 +117,7 @@ fn place_chart(
 
 /// Recomputes the rules for every chart of the project and merges them into the existing Role
 /// and ClusterRole, keeping rules the user added. Returns why, when a ClusterRole had to be
-/// added.
+/// added, and which of the values tried the new chart renders with.
 fn plan_rbac(
     ui: &Ui,
     root: &Path,
@@ -103,7 +125,7 @@ fn plan_rbac(
     new_chart: &Chart,
     new_chart_dir: &str,
     changes: &mut FilePlan,
-) -> anyhow::Result<Option<Vec<String>>> {
+) -> anyhow::Result<(Option<Vec<String>>, ValuesRendered)> {
     let mut charts: Vec<Chart> = Vec::new();
     for resource in &project.resources {
         let Some(dir) = &resource.chart else { continue };
@@ -125,7 +147,9 @@ fn plan_rbac(
         .iter()
         .map(|r| (r.group.as_str(), r.plural.as_str()))
         .collect();
-    let regenerated = helm_project::rbac_for(&chart_refs, &apis);
+    let (regenerated, mut rendered) = helm_project::rbac_for(&chart_refs, &apis);
+    // The new chart is the last rendered.
+    let new_chart_rendered = rendered.pop().unwrap_or_default();
     for warning in &regenerated.warnings {
         ui.warn(warning);
     }
@@ -162,7 +186,9 @@ fn plan_rbac(
             scaffold::helm::role_binding_file(&role)?,
         );
     }
-    Ok((!had_cluster_role && !cluster_rules.is_empty()).then_some(regenerated.cluster_reasons))
+    let scope_change =
+        (!had_cluster_role && !cluster_rules.is_empty()).then_some(regenerated.cluster_reasons);
+    Ok((scope_change, new_chart_rendered))
 }
 
 fn report(
@@ -171,6 +197,7 @@ fn report(
     chart: &Chart,
     chart_is_new: bool,
     new_cluster_role: Option<Vec<String>>,
+    sample_values: Option<&str>,
     applied: &Applied,
 ) {
     ui.headline(format!(
@@ -190,6 +217,11 @@ fn report(
         ui.info(format!(
             "  deploy/role.yaml now has a ClusterRole, and deploy/role_binding.yaml its ClusterRoleBinding, for what a Role cannot grant: {}",
             reasons.join(", ")
+        ));
+    }
+    if let Some(file) = sample_values {
+        ui.info(format!(
+            "  the sample custom resource is the chart's values.yaml merged with its {file}"
         ));
     }
     report_applied(ui, applied);

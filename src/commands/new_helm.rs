@@ -16,6 +16,8 @@ use crate::ui::Ui;
 
 pub fn run(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
     let (chart, api) = helm_project::chart_and_names(ui, &args.api, domain)?;
+    let requested_sample =
+        helm_project::check_sample_values(&chart, args.api.sample_values.as_deref())?;
     let name = inputs::project_name(ui, args.name.as_deref(), &api.kind)?;
     let target = PathBuf::from(name.as_str());
     ensure_target_free(&target)?;
@@ -31,7 +33,7 @@ pub fn run(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
     let staging = scaffold::write::Staging::new(&target).map_err(write_error)?;
     let chart_dir = format!("helm-charts/{}", chart.name());
     let parsed = OnceLock::new();
-    let (rbac_plan, (chart_written, api_part)) = std::thread::scope(|scope| {
+    let ((rbac_plan, rendered), (chart_written, api_part)) = std::thread::scope(|scope| {
         let beside = scope.spawn(|| {
             let written = staging.write_tree(&chart_dir, &chart.files);
             parsed.wait();
@@ -57,15 +59,43 @@ pub fn run(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (rbac_plan, beside)
     });
-    let (mut plan, project, summary) = helm_plan(
+    let (mut helm_api, mut api_files) = api_part?;
+    let mut staged = Some((staging, chart_written));
+    let sample = match rendered.first() {
+        Some(rendered) => {
+            helm_project::sample_values(ui, &chart, requested_sample, rendered, &mut || {
+                // Nothing stays on disk while the user thinks: Ctrl-C at the question ends the
+                // process without dropping the staging directory.
+                staged = None;
+            })?
+        }
+        None => helm_project::SampleValues {
+            file: requested_sample,
+            warning: None,
+        },
+    };
+    let (staging, chart_written) = match staged {
+        Some(staged) => staged,
+        None => {
+            let staging = scaffold::write::Staging::new(&target).map_err(write_error)?;
+            let written = staging.write_tree(&chart_dir, &chart.files);
+            (staging, written)
+        }
+    };
+    if let Some(file) = &sample.file {
+        helm_project::use_sample_values(&mut helm_api, &mut api_files, file)?;
+    }
+    let (mut plan, project, mut summary) = helm_plan(
         &name,
         domain,
         &api,
         args.runtime.unwrap_or_default(),
         rbac_plan,
-        api_part?,
+        (helm_api, api_files),
         chart_dir,
     )?;
+    summary.warnings.extend(sample.warning);
+    summary.sample_values = sample.file;
     chart_written.map_err(write_error)?;
     for warning in &summary.warnings {
         ui.warn(warning);
@@ -100,6 +130,8 @@ struct HelmSummary {
     cluster_rule_count: usize,
     cluster_reasons: Vec<String>,
     warnings: Vec<String>,
+    /// The chart's values file the sample custom resource was made from, besides its defaults.
+    sample_values: Option<String>,
 }
 
 /// The project's files and `PROJECT` from the role and the API's files made for it.
@@ -144,6 +176,7 @@ fn helm_plan(
         cluster_rule_count: rbac_plan.cluster_rules.len(),
         cluster_reasons: rbac_plan.cluster_reasons,
         warnings,
+        sample_values: None,
     };
     Ok((plan, project, summary))
 }
@@ -184,6 +217,11 @@ fn report(
         "  {own_files} files, plus the chart in helm-charts/{}",
         chart.name()
     ));
+    if let Some(file) = &summary.sample_values {
+        ui.info(format!(
+            "  Sample custom resource: the chart's values.yaml merged with its {file}"
+        ));
+    }
     if runtime == HelmRuntime::OperatorRs {
         ui.info("  Runtime: operator-rs (build/Dockerfile packages this operator-rs binary with the charts)");
     }

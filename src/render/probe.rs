@@ -62,6 +62,9 @@ pub struct Probe {
     pub failures: Vec<Failure>,
     /// The Kubernetes versions rendered on.
     pub kube_versions: Vec<String>,
+    /// The values tried, by their label: the defaults, then each `ci/` file that reads as
+    /// values.
+    pub values_tried: Vec<String>,
 }
 
 impl Probe {
@@ -69,6 +72,35 @@ impl Probe {
     pub fn defaults_failure(&self) -> Option<&Failure> {
         self.failures.iter().find(|f| f.values == DEFAULTS)
     }
+
+    /// Which of the values tried render.
+    pub fn values_rendered(&self) -> ValuesRendered {
+        let mut rendered = ValuesRendered {
+            defaults_error: self.defaults_failure().map(|f| f.error.clone()),
+            ..ValuesRendered::default()
+        };
+        for label in self.values_tried.iter().filter(|label| *label != DEFAULTS) {
+            match self.failures.iter().find(|f| &f.values == label) {
+                None => rendered.ci_files.push(label.clone()),
+                Some(failure) => rendered
+                    .ci_errors
+                    .push((label.clone(), failure.error.clone())),
+            }
+        }
+        rendered
+    }
+}
+
+/// Which values a chart renders with, of those the probe tries: its defaults, and each of its
+/// `ci/` files, values its authors test it with (a sample custom resource can start from one).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ValuesRendered {
+    /// Helm's error when the chart's defaults do not render.
+    pub defaults_error: Option<String>,
+    /// The `ci/` files that render on every Kubernetes version tried, in path order.
+    pub ci_files: Vec<String>,
+    /// The `ci/` files that do not, each with Helm's error.
+    pub ci_errors: Vec<(String, String)>,
 }
 
 const DEFAULTS: &str = "the default values";
@@ -121,6 +153,7 @@ fn probe_in<'scope>(
         }
     };
     let value_sets = value_sets(chart, &mut out);
+    out.values_tried = value_sets.iter().map(|(label, _)| label.clone()).collect();
     let oldest = oldest_to_try(chart);
     // The render follows the newest version's string through the templates; the same text
     // written in the chart itself would be taken for it.
@@ -485,9 +518,20 @@ mod tests {
                 "apiVersion: v1\nkind: Pod\nmetadata:\n  name: t\n  annotations:\n    helm.sh/hook: test\n",
             ),
             ("ci/host-values.yaml", "host: a\n"),
+            ("ci/no-host-values.yaml", "other: b\n"),
         ]));
         let failure = probe.defaults_failure().expect("defaults fail");
         assert!(failure.error.contains("host is required"), "{failure:?}");
+        let rendered = probe.values_rendered();
+        assert!(
+            rendered
+                .defaults_error
+                .as_deref()
+                .is_some_and(|e| e.contains("host is required"))
+        );
+        assert_eq!(rendered.ci_files, ["ci/host-values.yaml"]);
+        assert_eq!(rendered.ci_errors.len(), 1, "{rendered:?}");
+        assert_eq!(rendered.ci_errors[0].0, "ci/no-host-values.yaml");
         assert_eq!(
             probe
                 .objects
