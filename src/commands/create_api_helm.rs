@@ -12,7 +12,7 @@ use crate::cli::CreateApiArgs;
 use crate::error::usage;
 use crate::project::{self, Project, Resource};
 use crate::rbac;
-use crate::render::probe::ValuesRendered;
+use crate::render::probe::{ProbeOptions, ValuesRendered};
 use crate::scaffold::{self, FilePlan, write::Applied};
 use crate::ui::Ui;
 
@@ -147,7 +147,12 @@ fn plan_rbac(
         .iter()
         .map(|r| (r.group.as_str(), r.plural.as_str()))
         .collect();
-    let (regenerated, mut rendered) = helm_project::rbac_for(&chart_refs, &apis);
+    // create api exits when it is done, as new does (see the option's figures).
+    let leave_to_exit = ProbeOptions {
+        leave_chart_to_exit: true,
+        ..ProbeOptions::default()
+    };
+    let (regenerated, mut rendered) = helm_project::rbac_for(&chart_refs, &apis, leave_to_exit);
     // The new chart is the last rendered.
     let new_chart_rendered = rendered.pop().unwrap_or_default();
     for warning in &regenerated.warnings {

@@ -10,7 +10,7 @@ use crate::cli::ChartSourceArgs;
 use crate::error::usage;
 use crate::names::Kind;
 use crate::rbac;
-use crate::render::probe::ValuesRendered;
+use crate::render::probe::{ProbeOptions, ValuesRendered};
 use crate::scaffold;
 use crate::schema::{self, SpecSchema};
 use crate::ui::Ui;
@@ -243,21 +243,15 @@ pub fn relaxed_warning(api: &ApiNames, schema: &SpecSchema) -> Option<String> {
 }
 
 /// The operator's RBAC for all its charts and custom resources, and which of the values tried
-/// each chart renders with (in the order of `charts`).
-pub fn rbac_for(charts: &[&Chart], apis: &[(&str, &str)]) -> (rbac::RbacPlan, Vec<ValuesRendered>) {
-    rbac_for_telling_parsed(charts, apis, &|| {})
-}
-
-/// [`rbac_for`], calling `templates_parsed` as soon as each chart's render has parsed its
-/// templates.
-pub fn rbac_for_telling_parsed(
+/// each chart renders with (in the order of `charts`), each chart rendered as `options` ask.
+pub fn rbac_for(
     charts: &[&Chart],
     apis: &[(&str, &str)],
-    templates_parsed: &(dyn Fn() + Sync),
+    options: ProbeOptions<'_>,
 ) -> (rbac::RbacPlan, Vec<ValuesRendered>) {
     let (scans, rendered): (Vec<chart::kinds::KindScan>, Vec<ValuesRendered>) = charts
         .iter()
-        .map(|c| rbac::from_render::scan_and_render_telling_parsed(c, templates_parsed))
+        .map(|c| rbac::from_render::scan_and_render_with(c, options))
         .unzip();
     let scan_refs: Vec<&chart::kinds::KindScan> = scans.iter().collect();
     let owned: Vec<rbac::OwnedApi> = apis

@@ -11,6 +11,7 @@ use crate::chart::Chart;
 use crate::cli::NewArgs;
 use crate::names::ProjectName;
 use crate::project::{HelmRuntime, Project, ProjectType, Resource};
+use crate::render::probe::ProbeOptions;
 use crate::scaffold::{self, FilePlan, helm::HelmApi};
 use crate::ui::Ui;
 
@@ -46,11 +47,15 @@ pub fn run(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
             // However the render ends (a chart that does not load parses nothing; a panic
             // unwinds through here), the CRD's files are not left waiting.
             let _done = SetOnDrop(&parsed);
-            helm_project::rbac_for_telling_parsed(
+            helm_project::rbac_for(
                 &[&chart],
                 &[(api.group.as_str(), api.plural.as_str())],
-                &|| {
-                    let _ = parsed.set(());
+                ProbeOptions {
+                    templates_parsed: &|| {
+                        let _ = parsed.set(());
+                    },
+                    // new exits when it is done (see the option's figures).
+                    leave_chart_to_exit: true,
                 },
             )
         };

@@ -6,26 +6,25 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::removed_apis;
 use crate::chart::kinds::{Elsewhere, KindRef, KindScan, group_of};
 use crate::chart::{self, Chart};
-use crate::render::probe::{self, Probe, ValuesRendered};
+use crate::render::probe::{self, Probe, ProbeOptions, ValuesRendered};
 
 /// What a chart creates: the text of its templates scanned (every branch) and the chart
 /// rendered with the values operator-rs can try (kinds from values, namespaces), side by side.
 pub fn scan_and_render(chart: &Chart) -> KindScan {
-    scan_and_render_telling_parsed(chart, &|| {}).0
+    scan_and_render_with(chart, ProbeOptions::default()).0
 }
 
-/// [`scan_and_render`], calling `templates_parsed` as soon as the render has parsed the chart's
-/// templates (see [`probe::probe_telling_parsed`]); with the scan, which of the values tried
-/// render.
-pub fn scan_and_render_telling_parsed(
+/// [`scan_and_render`], with the render run as `options` ask (see [`probe::ProbeOptions`]);
+/// with the scan, which of the values tried render.
+pub fn scan_and_render_with(
     chart: &Chart,
-    templates_parsed: &(dyn Fn() + Sync),
+    options: ProbeOptions<'_>,
 ) -> (KindScan, ValuesRendered) {
     // The render is the longer chain (load, parse, render): it runs on this thread, and the
     // scan, which finishes well before it, on another.
     let (mut scan, probe) = std::thread::scope(|scope| {
         let scan = scope.spawn(|| chart::kinds::scan(chart));
-        let probe = probe::probe_telling_parsed(chart, templates_parsed);
+        let probe = probe::probe_with(chart, options);
         let scan = scan
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
