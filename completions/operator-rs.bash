@@ -211,7 +211,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__create__subcmd__api)
-            opts="-q -y -h -V --api-version --kind --plural --helm-chart --set-chart-version --helm-chart-version --helm-chart-repo --plain-http --quiet --yes --help --version"
+            opts="-q -y -h -V --api-version --kind --plural --helm-chart --set-chart-version --sample-values --helm-chart-version --helm-chart-repo --plain-http --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -234,6 +234,10 @@ _operator__rs() {
                     return 0
                     ;;
                 --set-chart-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sample-values)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -717,7 +721,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__new)
-            opts="-q -y -h -V --type --api-version --kind --plural --helm-chart --set-chart-version --helm-chart-version --helm-chart-repo --plain-http --domain --runtime --quiet --yes --help --version"
+            opts="-q -y -h -V --type --api-version --kind --plural --helm-chart --set-chart-version --sample-values --helm-chart-version --helm-chart-repo --plain-http --domain --runtime --quiet --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -744,6 +748,10 @@ _operator__rs() {
                     return 0
                     ;;
                 --set-chart-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sample-values)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

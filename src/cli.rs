@@ -216,6 +216,10 @@ pub struct ApiArgs {
     #[arg(long, value_name = "VERSION", requires = "helm_chart", value_parser = parse_chart_version)]
     pub set_chart_version: Option<String>,
 
+    /// Helm projects: write the sample custom resource from the chart's default values merged with this ci/*.yaml file of the --helm-chart (for a chart whose defaults do not render, such as one with a required value)
+    #[arg(long, value_name = "CI_FILE", requires = "helm_chart")]
+    pub sample_values: Option<String>,
+
     #[command(flatten)]
     pub chart_source: ChartSourceArgs,
 }

@@ -1,3 +1,6 @@
+//! The `operator-rs` binary: parse the arguments, run one command, and turn its error into a
+//! message and an exit code.
+
 use std::process::ExitCode;
 
 use clap::Parser;

@@ -422,3 +422,53 @@ fn a_second_kind_keeps_the_operator_rs_runtime() {
         "{watches}"
     );
 }
+
+/// A chart whose defaults do not render (a `required` value) gets its sample from the chart's
+/// `ci/` file named by `--sample-values`, as with `new`.
+#[test]
+fn sample_values_make_the_sample_of_a_chart_whose_defaults_do_not_render() {
+    let work = tempfile::tempdir().unwrap();
+    let project = new_project(work.path());
+    let chart = work.path().join("greeter");
+    support::project::copy_dir(&shared_chart("hello-world"), &chart);
+    let chart_yaml = std::fs::read_to_string(chart.join("Chart.yaml")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        chart_yaml.replace("name: hello-world", "name: greeter"),
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("templates/greeting.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: greeting\ndata:\n  greeting: {{ required \"greeting is required\" .Values.greeting | quote }}\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(chart.join("ci")).unwrap();
+    std::fs::write(chart.join("ci/greeting-values.yaml"), "greeting: hello\n").unwrap();
+    let output = operator_rs(&project)
+        .args([
+            "create",
+            "api",
+            "--api-version=demo.example.com/v1alpha1",
+            "--kind=Greeter",
+            "--sample-values=ci/greeting-values.yaml",
+            "--helm-chart",
+        ])
+        .arg(&chart)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
+    assert!(
+        stdout.contains("values.yaml merged with its ci/greeting-values.yaml"),
+        "{stdout}"
+    );
+    let sample = std::fs::read_to_string(
+        project.join("deploy/crds/demo.example.com_v1alpha1_greeter_cr.yaml"),
+    )
+    .unwrap();
+    let sample: serde_json::Value = serde_saphyr::from_str(&sample).unwrap();
+    assert_eq!(sample["spec"]["greeting"], "hello");
+    assert_eq!(sample["spec"]["replicaCount"], 1);
+    let rendered = operator_rs(&project).arg("template").assert().success();
+    let rendered = String::from_utf8_lossy(&rendered.get_output().stdout).into_owned();
+    assert!(rendered.contains("greeting: \"hello\""), "{rendered}");
+}

@@ -16,6 +16,7 @@ use operator_rs::render::release::{self, Options};
 use operator_rs::render::tree::ChartNode;
 use operator_rs::render::values;
 use support::helm_oracle::{HelmOracle, RenderRequest};
+use support::project::copy_dir;
 
 const RELEASE: &str = "conformance";
 const NAMESPACE: &str = "conformance-ns";
@@ -177,19 +178,6 @@ fn prepared_chart(name: &str, into: &Path) -> PathBuf {
         std::fs::write(&chart_yaml, text + "\n").unwrap();
     }
     dest
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 fn cases(work: &Path) -> Vec<Case> {

@@ -1170,18 +1170,16 @@ fn sigterm_stops_a_runtime_whose_watch_has_not_listed_yet() {
     assert!(status.success(), "{status}\n{}", run.logs());
 }
 
-#[test]
-fn a_leader_that_cannot_renew_its_lease_stops_at_once() {
-    let setup = Setup::new();
-    let run = setup.run(
-        &[
-            "--health-probe-bind-address=0",
-            "--leader-elect",
-            "--leader-election-id=hello-leader",
-        ],
-        &[],
-    );
-    let logs = || run.logs();
+/// The runtime run with leader election on the Lease `hello-leader` (and `extra` flags), once
+/// it holds the Lease; with the holder's identity.
+fn leader(setup: &Setup, extra: &[&str]) -> (Running, String) {
+    let mut flags = vec![
+        "--health-probe-bind-address=0",
+        "--leader-elect",
+        "--leader-election-id=hello-leader",
+    ];
+    flags.extend_from_slice(extra);
+    let run = setup.run(&flags, &[]);
     let holder = wait_for(
         "the runtime to hold the Lease",
         DEADLINE,
@@ -1190,8 +1188,16 @@ fn a_leader_that_cannot_renew_its_lease_stops_at_once() {
             let lease = setup.object("coordination.k8s.io", "leases", "hello-leader")?;
             lease["spec"]["holderIdentity"].as_str().map(str::to_string)
         },
-        logs,
+        || run.logs(),
     );
+    (run, holder)
+}
+
+#[test]
+fn a_leader_that_cannot_renew_its_lease_stops_at_once() {
+    let setup = Setup::new();
+    let (run, holder) = leader(&setup, &[]);
+    let logs = || run.logs();
     wait_for(
         "the leader to reconcile",
         DEADLINE,
@@ -1217,6 +1223,36 @@ fn a_leader_that_cannot_renew_its_lease_stops_at_once() {
     let status = run.wait_exit(DEADLINE);
     assert!(!status.success(), "the cut-off leader exited with {status}");
     assert!(run.stderr().contains("Lost leadership"), "{}", run.logs());
+}
+
+/// The election is the generated Rust operator's (it logs with `tracing`): its lines reach the
+/// runtime's log, a failed renewal at error level, before the leader steps down.
+#[test]
+fn a_leader_whose_renewals_fail_says_so_in_its_log_and_stops() {
+    let setup = Setup::new();
+    let (run, holder) = leader(&setup, &["--zap-encoder=json"]);
+    setup.server.partition_lease(
+        NAMESPACE,
+        "hello-leader",
+        &holder,
+        support::kube_server::LeaseFault::Fail,
+    );
+    let status = run.wait_exit(DEADLINE);
+    assert!(!status.success(), "the leader exited with {status}");
+    let stderr = run.stderr();
+    let renewal = stderr
+        .lines()
+        .find(|line| line.contains("cannot renew the leader election Lease"))
+        .unwrap_or_else(|| panic!("no failed renewal in the log:\n{}", run.logs()));
+    let line: serde_json::Value = serde_json::from_str(renewal).expect("a JSON log line");
+    assert_eq!(line["level"], "error", "{renewal}");
+    assert!(
+        line["msg"]
+            .as_str()
+            .is_some_and(|msg| msg.contains("retrying until the renew deadline (error: cannot ")),
+        "{renewal}"
+    );
+    assert!(stderr.contains("Lost leadership"), "{}", run.logs());
 }
 
 #[test]

@@ -85,6 +85,42 @@ fn snippets() -> Vec<String> {
         ]
         .map(String::from),
     );
+    // `.Files` and what `Glob` returns are Go's `map[string][]byte` with methods: ranged in
+    // key order, measured, indexed and tested as maps, and refused where a function wants
+    // `map[string]interface {}`. `GLOB` stands for the files `files/*`.
+    let files_as_maps = [
+        "{{ range $path, $bytes := GLOB }}{{ $path }}={{ $bytes | toString }};{{ end }}",
+        "{{ range $path, $_ := .Files.Glob \"**.txt\" }}{{ $path }} {{ $.Files.Get $path | b64enc }},{{ end }}",
+        "{{ range GLOB }}{{ . }} {{ end }}",
+        "{{ range $i, $b := .Files.Glob \"nothing/*\" }}{{ $i }}{{ else }}none{{ end }}",
+        "{{ range $path, $_ := .Files }}{{ $path }} {{ end }}",
+        "{{ len GLOB }} {{ len .Files }} {{ len (.Files.Glob \"nothing/*\") }}",
+        "{{ index GLOB \"files/hi.txt\" | toString }} {{ index .Files \"files/hi.txt\" }} {{ index GLOB \"missing\" }} {{ typeOf (index GLOB \"missing\") }}",
+        "{{ index GLOB 1 }}",
+        "{{ if GLOB }}some{{ end }} {{ if .Files.Glob \"nothing/*\" }}some{{ else }}none{{ end }} {{ with .Files.Glob \"nothing/*\" }}x{{ else }}nothing{{ end }}",
+        "{{ empty GLOB }} {{ empty (.Files.Glob \"nothing/*\") }} {{ default \"d\" (.Files.Glob \"nothing/*\") }} {{ coalesce (.Files.Glob \"nothing/*\") \"c\" }}",
+        "{{ kindOf GLOB }} {{ typeOf GLOB }} {{ kindIs \"map\" .Files }} {{ typeOf .Files }}",
+        "{{ GLOB }} {{ printf \"%v|%T\" GLOB GLOB }}",
+        "{{ deepEqual GLOB GLOB }} {{ deepEqual GLOB (.Files.Glob \"files/h*\") }}",
+        "{{ eq (.Files.Glob \"files/h*\") (.Files.Glob \"files/h*\") }}",
+        "{{ keys .Files }}",
+        "{{ hasKey .Files \"files/hi.txt\" }}",
+        "{{ GLOB | toJson }} {{ GLOB | toYaml }}",
+        "{{ GLOB.Get \"files/hi.txt\" }} {{ len (GLOB.Glob \"files/h*\") }} {{ GLOB.GetBytes \"files/hi.txt\" }}",
+        "{{ slice GLOB 0 1 }}",
+        "{{ .Files.nothere }}",
+        "{{ $l := .Files.Lines \"files/lines.txt\" }}{{ len $l }} {{ index $l 1 }} {{ range $i, $x := $l }}{{ $i }}[{{ $x }}]{{ end }} {{ typeOf $l }} {{ kindOf $l }}",
+        "{{ $l := .Files.Lines \"files/missing\" }}{{ len $l }} {{ typeOf $l }} {{ empty $l }} {{ range $l }}x{{ else }}none{{ end }}",
+        "{{ $c := (.Files.Glob \"files/h*\").AsConfig }}{{ len $c }} {{ index $c 0 }} {{ typeOf $c }} {{ $c | fromYaml | keys }}",
+        "{{ $s := (.Files.Glob \"files/h*\").AsSecrets }}{{ range $s }}x{{ end }}",
+        "{{ $s := (.Files.Glob \"files/*\").AsSecrets }}{{ len $s }} {{ $s }}",
+        "{{ range $i, $b := .Files.GetBytes \"files/hi.txt\" }}{{ $i }}:{{ $b }} {{ end }}{{ len (.Files.Get \"files/hi.txt\") }} {{ index (.Files.Get \"files/hi.txt\") 0 }}",
+    ];
+    out.extend(
+        files_as_maps
+            .iter()
+            .map(|s| s.replace("GLOB", r#"(.Files.Glob "files/*")"#)),
+    );
     out
 }
 
@@ -105,6 +141,11 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "the YAML and JSON parsers' own error texts are not go-yaml's and encoding/json's",
     ),
     (
+        r#"{{ $l := .Files.Lines"#,
+        "Go's `Lines` returns a `[]string`, which `typeOf` names so; ours is a list of strings, \
+         named `[]interface {}`: ranging, `len`, `index`, `empty` and `kindOf` are the same",
+    ),
+    (
         r#"{{ .Files.Get 1 }}"#,
         "host methods take untyped arguments: Go refuses the constant 1 for a string \
          parameter before the call, ours inside it",
@@ -122,6 +163,7 @@ fn chart(dir: &Path, template: &str) {
     std::fs::write(dir.join("files/hi.txt"), "hi").unwrap();
     std::fs::write(dir.join("files/bin.dat"), b"\xff\x00a").unwrap();
     std::fs::write(dir.join("files/empty"), "").unwrap();
+    std::fs::write(dir.join("files/lines.txt"), "a\nb\n\nc\n").unwrap();
     std::fs::write(dir.join("templates/t.yaml"), template).unwrap();
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use support::project::{
-    deploy_files, list_entries, operator_rs, read_tree, shared_chart, shared_chart_names,
+    copy_dir, deploy_files, list_entries, operator_rs, read_tree, shared_chart, shared_chart_names,
 };
 
 /// The generated files of a project except the copied chart, as one text for a snapshot.
@@ -820,4 +820,196 @@ fn a_runtime_is_a_helm_projects_choice_among_two() {
         project_file.contains("\nruntime: helm-operator\n"),
         "{project_file}"
     );
+}
+
+/// hello-world copied into `dir`, with a value its defaults leave unset that a template
+/// `required`s, and two `ci/` files: one sets it, the other does not.
+fn chart_with_a_required_value(dir: &Path) -> std::path::PathBuf {
+    let chart = dir.join("greeter");
+    copy_dir(&shared_chart("hello-world"), &chart);
+    std::fs::write(
+        chart.join("templates/greeting.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-greeting\ndata:\n  greeting: {{ required \"greeting is required\" .Values.greeting | quote }}\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(chart.join("ci")).unwrap();
+    std::fs::write(
+        chart.join("ci/greeting-values.yaml"),
+        "# What CI greets with.\ngreeting: hello\nreplicaCount: 2\nservice:\n  port: 8080\n",
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("ci/no-greeting-values.yaml"),
+        "replicaCount: 3\n",
+    )
+    .unwrap();
+    chart
+}
+
+/// The sample custom resource of a hello-world project, parsed.
+fn hello_world_sample(project: &Path) -> serde_json::Value {
+    let path = project.join("deploy/crds/charts.example.com_v1alpha1_helloworld_cr.yaml");
+    serde_saphyr::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_chart_whose_defaults_do_not_render_gets_its_sample_from_a_ci_file_that_does() {
+    let work = tempfile::tempdir().unwrap();
+    let chart = chart_with_a_required_value(work.path());
+    let new = |parent: &str, extra: &[&str]| {
+        let dir = work.path().join(parent);
+        std::fs::create_dir_all(&dir).unwrap();
+        let output = operator_rs(&dir)
+            .args(["new", "--type=helm", "greeter-op"])
+            .arg("--helm-chart")
+            .arg(&chart)
+            .args(extra)
+            .assert()
+            .success();
+        let output = output.get_output();
+        (
+            dir.join("greeter-op"),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+
+    // Without a terminal nothing is chosen: the sample is the chart's values.yaml, which the
+    // operator's first render refuses, and the output names the flag that fixes it.
+    let (plain, _, stderr) = new("plain", &[]);
+    assert!(
+        stderr.contains("does not render with its default values"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("pass --sample-values=ci/greeting-values.yaml"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("no-greeting"), "{stderr}");
+    assert_eq!(hello_world_sample(&plain)["spec"]["replicaCount"], 1);
+    let refused = operator_rs(&plain).arg("template").assert().failure();
+    assert!(String::from_utf8_lossy(&refused.get_output().stderr).contains("greeting is required"));
+
+    // With the flag the sample is the defaults merged with the ci/ file, and it renders.
+    let (merged, stdout, stderr) = new("merged", &["--sample-values=ci/greeting-values.yaml"]);
+    assert!(
+        stdout.contains("values.yaml merged with its ci/greeting-values.yaml"),
+        "{stdout}"
+    );
+    assert!(!stderr.contains("pass --sample-values"), "{stderr}");
+    let spec = hello_world_sample(&merged)["spec"].clone();
+    assert_eq!(spec["greeting"], "hello");
+    assert_eq!(spec["replicaCount"], 2);
+    assert_eq!(spec["service"]["port"], 8080);
+    assert_eq!(spec["service"]["type"], "ClusterIP", "a default kept");
+    assert_eq!(spec["image"]["repository"], "nginx", "a default kept");
+    let rendered = operator_rs(&merged).arg("template").assert().success();
+    let rendered = String::from_utf8_lossy(&rendered.get_output().stdout).into_owned();
+    assert!(rendered.contains("greeting: \"hello\""), "{rendered}");
+    // Real Helm renders the chart with the sample's spec, as the operator installs it.
+    if let Some(mut helm) = support::helm_oracle::HelmOracle::start() {
+        let manifests = helm
+            .render(
+                &support::helm_oracle::RenderRequest::new(merged.join("helm-charts/hello-world"))
+                    .values(spec.clone()),
+            )
+            .expect("Helm renders the chart with the sample's spec");
+        let greeting = manifests
+            .iter()
+            .find(|(template, _)| template.ends_with("templates/greeting.yaml"))
+            .map(|(_, text)| text.clone())
+            .unwrap_or_default();
+        assert!(greeting.contains("greeting: \"hello\""), "{greeting}");
+    }
+    judge_manifests(&merged);
+
+    // Nothing else differs between the two projects.
+    let (plain_tree, merged_tree) = (read_tree(&plain), read_tree(&merged));
+    let differing: Vec<&String> = plain_tree
+        .keys()
+        .filter(|path| plain_tree.get(*path) != merged_tree.get(*path))
+        .collect();
+    assert_eq!(
+        differing,
+        ["deploy/crds/charts.example.com_v1alpha1_helloworld_cr.yaml"]
+    );
+}
+
+#[test]
+fn sample_values_that_do_not_render_or_are_not_ci_files_are_refused() {
+    let chart = |work: &Path| {
+        chart_with_a_required_value(work);
+    };
+    assert_refused(
+        &[
+            "new",
+            "--type=helm",
+            "--helm-chart=greeter",
+            "--sample-values=ci/no-greeting-values.yaml",
+        ],
+        chart,
+        2,
+        &[
+            "--sample-values=ci/no-greeting-values.yaml",
+            "does not render with its default values merged with ci/no-greeting-values.yaml",
+            "greeting is required",
+        ],
+    );
+    assert_refused(
+        &[
+            "new",
+            "--type=helm",
+            "--helm-chart=greeter",
+            "--sample-values=values.yaml",
+        ],
+        chart,
+        2,
+        &[
+            "--sample-values=values.yaml: not one of the ci/*.yaml files of chart hello-world",
+            "ci/greeting-values.yaml, ci/no-greeting-values.yaml",
+        ],
+    );
+    assert_refused(
+        &["new", "--type=helm", "--sample-values=ci/a.yaml"],
+        |_| {},
+        2,
+        &["--helm-chart"],
+    );
+}
+
+#[test]
+fn on_a_terminal_new_offers_the_ci_file_that_renders() {
+    let work = tempfile::tempdir().unwrap();
+    let chart = chart_with_a_required_value(work.path());
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_operator-rs"));
+    command
+        .current_dir(work.path())
+        .env("NO_COLOR", "1")
+        .args([
+            "new",
+            "--type=helm",
+            "greeter-op",
+            "--kind=HelloWorld",
+            "--api-version=charts.example.com/v1alpha1",
+        ])
+        .arg("--helm-chart")
+        .arg(&chart);
+    let question =
+        "Write the sample custom resource from the defaults merged with ci/greeting-values.yaml?";
+    // Ctrl-C at the question leaves nothing behind, not even the staging directory.
+    let before = list_entries(work.path());
+    let interrupted = support::terminal::answer(&command, question, "\u{3}");
+    assert_ne!(interrupted.code, Some(0), "{}", interrupted.screen);
+    assert_eq!(list_entries(work.path()), before, "{}", interrupted.screen);
+    let session = support::terminal::answer(&command, question, "y");
+    assert_eq!(session.code, Some(0), "the screen:\n{}", session.screen);
+    assert!(
+        session
+            .screen
+            .contains("Chart hello-world does not render with its default values"),
+        "{}",
+        session.screen
+    );
+    let spec = hello_world_sample(&work.path().join("greeter-op"))["spec"].clone();
+    assert_eq!(spec["greeting"], "hello");
 }

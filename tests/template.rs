@@ -84,6 +84,17 @@ fn assert_same_documents(ours: &str, helm: &BTreeMap<String, String>) {
     }
 }
 
+/// The output of an `operator-rs` run that must succeed.
+fn stdout_of(command: &mut assert_cmd::Command) -> String {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
 #[test]
 fn a_chart_renders_in_helm_templates_format() {
     let Some(mut helm) = HelmOracle::start() else {
@@ -97,23 +108,17 @@ fn a_chart_renders_in_helm_templates_format() {
         "replicaCount: 2\nserviceAccount:\n  name: from-file\n",
     )
     .unwrap();
-    let output = operator_rs(dir.path())
-        .args(["template"])
-        .arg(&chart)
-        .args(["--name", "rel", "-n", "ns", "-f"])
-        .arg(&values)
-        .args([
-            "--set",
-            "serviceAccount.name=from-set,podLabels.team=x,testFramework.enabled=true",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let ours = stdout_of(
+        operator_rs(dir.path())
+            .args(["template"])
+            .arg(&chart)
+            .args(["--name", "rel", "-n", "ns", "-f"])
+            .arg(&values)
+            .args([
+                "--set",
+                "serviceAccount.name=from-set,podLabels.team=x,testFramework.enabled=true",
+            ]),
     );
-    let ours = String::from_utf8(output.stdout).unwrap();
     let expected = helm
         .render(
             &RenderRequest::new(&chart)
@@ -134,21 +139,100 @@ fn a_chart_renders_in_helm_templates_format() {
     );
 }
 
+/// A chart that ranges over `.Files.Glob` (a Go map of file names to bytes, in key order), as
+/// charts do to put a directory of files into a ConfigMap or a Secret, and tests, measures and
+/// indexes what it returns: `operator-rs template` prints what Helm renders.
+#[test]
+fn a_chart_that_ranges_over_its_files_renders_as_helm_renders_it() {
+    let Some(mut helm) = HelmOracle::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let chart = dir.path().join("dashboards");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::create_dir_all(chart.join("files/dashboards")).unwrap();
+    std::fs::create_dir_all(chart.join("files/tls")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: dashboards\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    for (name, text) in [
+        ("files/dashboards/b.json", "{\"title\": \"b\"}\n"),
+        ("files/dashboards/a.json", "{\"title\": \"a\"}\n"),
+        ("files/dashboards/notes.txt", "not a dashboard\n"),
+        ("files/tls/tls.key", "key\n"),
+    ] {
+        std::fs::write(chart.join(name), text).unwrap();
+    }
+    std::fs::write(
+        chart.join("templates/configmap.yaml"),
+        r#"{{- $dashboards := .Files.Glob "files/dashboards/*.json" }}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-dashboards
+  annotations:
+    count: {{ len $dashboards | quote }}
+    first: {{ index $dashboards "files/dashboards/a.json" | toString | trim | quote }}
+data:
+{{- range $path, $bytes := $dashboards }}
+  {{ base $path }}: {{ $bytes | toString | quote }}
+{{- end }}
+{{- range $path, $_ := .Files.Glob "files/dashboards/*.txt" }}
+  {{ base $path }}: {{ $.Files.Get $path | quote }}
+{{- end }}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("templates/secret.yaml"),
+        r#"{{- if .Files.Glob "files/tls/*" }}
+apiVersion: v1
+kind: Secret
+metadata:
+  name: {{ .Release.Name }}-tls
+data:
+{{- range $path, $bytes := .Files.Glob "files/tls/*" }}
+  {{ base $path }}: {{ $bytes | toString | b64enc }}
+{{- end }}
+{{- end }}
+{{- with .Files.Glob "files/none/*" }}
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: never-rendered
+{{- end }}
+"#,
+    )
+    .unwrap();
+    let ours = stdout_of(
+        operator_rs(dir.path())
+            .args(["template"])
+            .arg(&chart)
+            .args(["--name", "rel", "-n", "ns"]),
+    );
+    let expected = helm
+        .render(&RenderRequest::new(&chart).release("rel", "ns"))
+        .unwrap();
+    assert_same_documents(&ours, &expected);
+    assert!(
+        ours.contains("a.json: \"{\\\"title\\\": \\\"a\\\"}\\n\""),
+        "{ours}"
+    );
+    assert!(ours.contains("tls.key: a2V5Cg=="), "{ours}");
+}
+
 #[test]
 fn show_only_prints_the_named_templates() {
     let dir = tempfile::tempdir().unwrap();
-    let output = operator_rs(dir.path())
-        .arg("template")
-        .arg(shared_chart("hello-world"))
-        .args(["--show-only", "templates/service.yaml"])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let ours = stdout_of(
+        operator_rs(dir.path())
+            .arg("template")
+            .arg(shared_chart("hello-world"))
+            .args(["--show-only", "templates/service.yaml"]),
     );
-    let ours = String::from_utf8(output.stdout).unwrap();
     let docs = sources(&ours);
     assert_eq!(docs.len(), 1, "{ours}");
     assert_eq!(docs[0].0, "hello-world/templates/service.yaml");

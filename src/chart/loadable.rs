@@ -67,24 +67,8 @@ pub struct JudgedValues {
 
 impl JudgedValues {
     /// `bytes` judged as the top chart's `values.yaml`, as [`check`] judges it.
-    ///
-    /// The judge reads the values as the render will (kept for it, so the run reads them
-    /// once): values that read as one mapping load, as the check's own reading would say. Any
-    /// other outcome gets the check's own reading, which names the error, and so do values
-    /// whose readings can differ: with tags (`!!int`), read differently under YAML 1.1 and
-    /// 1.2, or with directives or document markers (the check reads one document only).
     pub fn judge(bytes: Vec<u8>) -> JudgedValues {
-        let text = crate::text::lossy(&bytes);
-        let plain = !text.contains("!!")
-            && !text.lines().any(|line| {
-                line.starts_with("---") || line.starts_with("...") || line.starts_with('%')
-            });
-        let loads = plain && super::values_read::read_ahead(&text) == Some(true);
-        let verdict = if loads {
-            Ok(())
-        } else {
-            check_values("values.yaml", &text)
-        };
+        let verdict = check_values("values.yaml", &crate::text::lossy(&bytes));
         JudgedValues { bytes, verdict }
     }
 }
@@ -625,18 +609,6 @@ mod tests {
             crate::chart::shared_charts_dir()
         );
         cases
-    }
-
-    /// The judge's shortcut (the render's reading of the values) gives the check's verdict.
-    #[test]
-    fn values_judged_ahead_get_the_checks_verdict() {
-        for text in &values_cases() {
-            assert_eq!(
-                JudgedValues::judge(text.as_bytes().to_vec()).verdict,
-                check_values("values.yaml", text),
-                "{text:.200}"
-            );
-        }
     }
 
     /// Values judged ahead give the check's own verdict, and count only for the bytes judged.

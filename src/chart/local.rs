@@ -47,7 +47,7 @@ pub fn load_judging_values(path: &Path) -> Result<(Chart, Option<JudgedValues>),
 /// subchart's) when it is a plain file within the size limit; `None` otherwise (or for an
 /// archive), when the load reads and checks it in its turn. For work started before the load
 /// ends: the load reads the file again, and what was done ahead counts only for the same bytes.
-pub fn read_top_file(dir: &Path, name: &str) -> Option<Vec<u8>> {
+fn read_top_file(dir: &Path, name: &str) -> Option<Vec<u8>> {
     let path = dir.join(name);
     let meta = std::fs::symlink_metadata(&path).ok()?;
     if !meta.is_file() || meta.len() > MAX_FILE_BYTES {

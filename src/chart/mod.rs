@@ -16,8 +16,6 @@ pub mod repo;
 pub mod resolve;
 pub mod source;
 pub mod stamp;
-pub mod values_read;
-pub mod values_schema;
 pub mod version;
 
 pub use loadable::Refusal;
@@ -156,10 +154,10 @@ impl Chart {
     }
 
     /// `values.schema.json`, parsed, when the chart has one.
-    pub fn values_schema(&self) -> Result<Option<std::sync::Arc<serde_json::Value>>, ChartError> {
+    pub fn values_schema(&self) -> Result<Option<serde_json::Value>, ChartError> {
         match self.files.get("values.schema.json") {
             None => Ok(None),
-            Some(bytes) => values_schema::parse(bytes).map(Some).map_err(|e| {
+            Some(bytes) => serde_json::from_slice(bytes).map(Some).map_err(|e| {
                 ChartError::BadChartYaml(
                     self.origin.clone(),
                     format!("values.schema.json is not valid JSON: {e}"),

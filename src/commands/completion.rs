@@ -1,3 +1,6 @@
+//! `operator-rs completion SHELL`: the shell completion script, printed from the same clap
+//! definitions that parse the command line.
+
 use clap::CommandFactory;
 
 use crate::cli::{Cli, CompletionArgs};

@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
-use super::create_api::{add_kustomization_resource, ensure_new, read, report_applied};
 use super::inputs;
-use super::new_rust::scaffold_error;
+use super::project_changes::{add_kustomization_resource, ensure_new, read, report_applied};
+use super::scaffold_errors::scaffold_error;
 use crate::cli::CreateApiArgs;
 use crate::error::usage;
 use crate::names::{Group, Kind, ProjectName, Version};

@@ -10,6 +10,7 @@ use crate::cli::ChartSourceArgs;
 use crate::error::usage;
 use crate::names::Kind;
 use crate::rbac;
+use crate::render::probe::{ProbeOptions, ValuesRendered};
 use crate::scaffold;
 use crate::schema::{self, SpecSchema};
 use crate::ui::Ui;
@@ -223,6 +224,7 @@ pub fn api_and_files<'c>(
         chart,
         chart_dir: chart_dir.to_string(),
         spec_schema: spec_schema(chart)?,
+        sample_spec: None,
     };
     let mut files = scaffold::FilePlan::new();
     scaffold::helm::add_api_files(&mut files, &helm_api)?;
@@ -240,22 +242,17 @@ pub fn relaxed_warning(api: &ApiNames, schema: &SpecSchema) -> Option<String> {
     })
 }
 
-/// The operator's RBAC for all its charts and custom resources.
-pub fn rbac_for(charts: &[&Chart], apis: &[(&str, &str)]) -> rbac::RbacPlan {
-    rbac_for_telling_parsed(charts, apis, &|| {})
-}
-
-/// [`rbac_for`], calling `templates_parsed` as soon as each chart's render has parsed its
-/// templates.
-pub fn rbac_for_telling_parsed(
+/// The operator's RBAC for all its charts and custom resources, and which of the values tried
+/// each chart renders with (in the order of `charts`), each chart rendered as `options` ask.
+pub fn rbac_for(
     charts: &[&Chart],
     apis: &[(&str, &str)],
-    templates_parsed: &(dyn Fn() + Sync),
-) -> rbac::RbacPlan {
-    let scans: Vec<chart::kinds::KindScan> = charts
+    options: ProbeOptions<'_>,
+) -> (rbac::RbacPlan, Vec<ValuesRendered>) {
+    let (scans, rendered): (Vec<chart::kinds::KindScan>, Vec<ValuesRendered>) = charts
         .iter()
-        .map(|c| rbac::from_render::scan_and_render_telling_parsed(c, templates_parsed))
-        .collect();
+        .map(|c| rbac::from_render::scan_and_render_with(c, options))
+        .unzip();
     let scan_refs: Vec<&chart::kinds::KindScan> = scans.iter().collect();
     let owned: Vec<rbac::OwnedApi> = apis
         .iter()
@@ -264,7 +261,147 @@ pub fn rbac_for_telling_parsed(
             plural: plural.to_string(),
         })
         .collect();
-    rbac::helm_operator_rules(&scan_refs, &owned)
+    (rbac::helm_operator_rules(&scan_refs, &owned), rendered)
+}
+
+/// `--sample-values`, checked before any slow work: one of the chart's own `ci/*.yaml` files
+/// (the values the render tries besides the defaults), as a path in the chart.
+pub fn check_sample_values(
+    chart: &Chart,
+    requested: Option<&str>,
+) -> anyhow::Result<Option<String>> {
+    let Some(requested) = requested else {
+        return Ok(None);
+    };
+    let path = requested.trim_start_matches("./");
+    let ci_files: Vec<&str> = chart
+        .files
+        .keys()
+        .map(String::as_str)
+        .filter(|p| is_ci_values_file(p))
+        .collect();
+    if ci_files.contains(&path) {
+        return Ok(Some(path.to_string()));
+    }
+    let listed = if ci_files.is_empty() {
+        "it has none".to_string()
+    } else {
+        format!("it has {}", ci_files.join(", "))
+    };
+    Err(usage(format!(
+        "--sample-values={requested}: not one of the ci/*.yaml files of chart {} ({listed}); name one by its path in the chart, for example --sample-values=ci/NAME.yaml",
+        chart.name()
+    )))
+}
+
+/// A values file directly under the chart's `ci/`, as the render tries them.
+fn is_ci_values_file(path: &str) -> bool {
+    path.strip_prefix("ci/").is_some_and(|name| {
+        !name.contains('/') && (name.ends_with(".yaml") || name.ends_with(".yml"))
+    })
+}
+
+/// The `ci/` file the sample custom resource starts from, if any: the one `--sample-values`
+/// named (`requested`, which must render), else, when the chart's defaults do not render and a
+/// `ci/` file does, that file if the user says yes at the prompt. Without a terminal (or with
+/// `--yes`) nothing is chosen, and the warning returned says what to pass; a sample left with
+/// defaults that do not render gets a warning too. `before_asking` runs just before the
+/// question, for a caller with files to take off the disk while the user thinks (Ctrl-C at the
+/// question ends the process without unwinding).
+pub fn sample_values(
+    ui: &Ui,
+    chart: &Chart,
+    requested: Option<String>,
+    rendered: &ValuesRendered,
+    before_asking: &mut dyn FnMut(),
+) -> anyhow::Result<SampleValues> {
+    if let Some(file) = requested {
+        if let Some((_, error)) = rendered.ci_errors.iter().find(|(f, _)| *f == file) {
+            return Err(usage(format!(
+                "--sample-values={file}: chart {} does not render with its default values merged with {file}, so a sample custom resource made from them would fail on its first reconcile: {}",
+                chart.name(),
+                one_line(error)
+            )));
+        }
+        return Ok(SampleValues {
+            file: Some(file),
+            warning: None,
+        });
+    }
+    if rendered.defaults_error.is_none() {
+        return Ok(SampleValues::default());
+    }
+    let unchanged = SampleValues {
+        file: None,
+        warning: Some(format!(
+            "the sample custom resource has the default values of chart {}, which do not render: set what the chart asks for in its spec before `operator-rs deploy --with-sample`",
+            chart.name()
+        )),
+    };
+    let Some(first) = rendered.ci_files.first() else {
+        return Ok(unchanged);
+    };
+    let others = match &rendered.ci_files[1..] {
+        [] => String::new(),
+        rest => format!(" (so do {})", rest.join(", ")),
+    };
+    if ui.is_interactive() {
+        before_asking();
+        let yes = ui.confirm(&format!(
+            "Chart {} does not render with its default values, but with its {first} merged over them it does{others}. Write the sample custom resource from the defaults merged with {first}?",
+            chart.name()
+        ))?;
+        return Ok(if yes {
+            SampleValues {
+                file: Some(first.clone()),
+                warning: None,
+            }
+        } else {
+            unchanged
+        });
+    }
+    Ok(SampleValues {
+        file: None,
+        warning: Some(format!(
+            "chart {} renders with its default values merged with its {first}{others}: pass --sample-values={first} to write the sample custom resource from them, so that `operator-rs deploy --with-sample` installs a release",
+            chart.name()
+        )),
+    })
+}
+
+/// What [`sample_values`] chose, or what to tell the user instead.
+#[derive(Debug, Default)]
+pub struct SampleValues {
+    /// The chart's values file the sample starts from, besides its defaults.
+    pub file: Option<String>,
+    /// What the user still has to do for a sample that renders (which file to pass, or what
+    /// to set).
+    pub warning: Option<String>,
+}
+
+/// The API's files with the sample's spec made from the chart's defaults merged with its values
+/// file `file` (see [`scaffold::helm::merged_sample_spec_block`]).
+pub fn use_sample_values(
+    api: &mut scaffold::helm::HelmApi<'_>,
+    files: &mut scaffold::FilePlan,
+    file: &str,
+) -> anyhow::Result<()> {
+    let file_text = api
+        .chart
+        .files
+        .get(file)
+        .map(|bytes| crate::text::lossy(bytes).into_owned())
+        .unwrap_or_default();
+    let block =
+        scaffold::helm::merged_sample_spec_block(&api.chart.values_text(), file, &file_text)
+            .map_err(|e| usage(format!("--sample-values={file}: {e}")))?;
+    api.sample_spec = Some(block);
+    scaffold::helm::add_api_files(files, api)?;
+    Ok(())
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The inputs of `deploy/role.yaml` and `deploy/role_binding.yaml`: a Role with `rules`, and a

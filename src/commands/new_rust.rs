@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 
 use super::inputs;
-use super::new::{ensure_target_free, write_error};
+use super::scaffold_errors::{ensure_target_free, scaffold_error, write_error};
 use crate::cli::NewArgs;
 use crate::error::usage;
 use crate::names::ProjectName;
 use crate::project::{PROJECT_FILE, Project, ProjectType, Resource};
-use crate::scaffold::rust::{self as rust_scaffold, RustProject, RustScaffoldError};
+use crate::scaffold::rust::{self as rust_scaffold, RustProject};
 use crate::scaffold::write;
 use crate::ui::Ui;
 
@@ -45,15 +45,6 @@ pub fn run(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
     write::create_project(&target, &plan).map_err(write_error)?;
     report(ui, &name, &project, plan.len());
     Ok(())
-}
-
-/// A name the generated code cannot use is the user's doing (exit 2); anything else is a bug.
-pub(super) fn scaffold_error(error: RustScaffoldError) -> anyhow::Error {
-    if error.is_usage() {
-        usage(error)
-    } else {
-        anyhow::Error::new(error)
-    }
 }
 
 fn report(ui: &Ui, name: &ProjectName, project: &RustProject, files: usize) {

@@ -8,22 +8,20 @@ use std::path::Path;
 
 use clap::Parser;
 use futures::FutureExt;
-use tokio::time::Instant;
 
-use super::cluster::{apply_stage, check_namespace};
-use super::run::{Target, connect};
+use super::cluster::check_namespace;
+use super::run_cluster::{Target, apply_crds, connect, fill_namespace};
 use crate::cli::{HelmRuntimeArgs, HelmRuntimeFlags, RunArgs};
-use crate::duration;
 use crate::error::usage;
 use crate::helm_runtime::controller::{self, Log, Options};
 use crate::helm_runtime::http::{self, Routes};
-use crate::helm_runtime::leader::{Candidate, Timing};
+use crate::helm_runtime::leader::{self, Candidate, Timing};
 use crate::helm_runtime::log::Format;
 use crate::helm_runtime::metrics::Metrics;
 use crate::helm_runtime::watches::Watch;
 use crate::helm_runtime::{probes, watches};
-use crate::kube::{Cluster, Ownership, WriteMode};
-use crate::manifests::{self, Manifest};
+use crate::kube::Cluster;
+use crate::manifests;
 use crate::project::Project;
 use crate::ui::Ui;
 
@@ -115,16 +113,11 @@ async fn run_in_project(
     }
 
     let bundle = manifests::load(root, project, false)?;
-    let crds: Vec<&Manifest> = bundle.all().filter(|m| m.is_crd()).collect();
-    let deadline = Instant::now() + args.timeout;
-    apply_stage(
+    apply_crds(
         ui,
         &cluster,
-        &crds,
-        WriteMode::Persist,
-        Ownership::Force,
-        deadline,
-        &duration::display(args.timeout),
+        args,
+        &fill_namespace(&cluster, &bundle, &namespace),
     )
     .await?;
 
@@ -240,13 +233,13 @@ pub(super) async fn operate(ui: &Ui, operator: Operator<'_>) -> anyhow::Result<(
             "Waiting for leadership: Lease {}/{} as {identity}",
             lease.namespace, lease.name
         ));
+        leader::log_election_to(log.clone());
         let candidate = Candidate::new(
             cluster.client().clone(),
             &lease.namespace,
             &lease.name,
             &identity,
             Timing::default(),
-            log.clone(),
         );
         // As client-go's elector: 0 from the start of the election, 1 while leading.
         metrics.set_leader(&lease.name, false);

@@ -30,7 +30,7 @@ pub struct Dependents {
     namespaces: Vec<String>,
     triggers: Vec<UnboundedSender<DynamicObject>>,
     watched: Mutex<HashSet<(String, String)>>,
-    log: super::controller::Log,
+    log: super::log::Log,
 }
 
 impl Dependents {
@@ -40,7 +40,7 @@ impl Dependents {
         label: String,
         namespaces: Vec<String>,
         triggers: Vec<UnboundedSender<DynamicObject>>,
-        log: super::controller::Log,
+        log: super::log::Log,
     ) -> Dependents {
         Dependents {
             client,

@@ -6,39 +6,40 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::removed_apis;
 use crate::chart::kinds::{Elsewhere, KindRef, KindScan, group_of};
 use crate::chart::{self, Chart};
-use crate::render::probe::{self, Probe};
+use crate::render::probe::{self, Probe, ProbeOptions, ValuesRendered};
 
 /// What a chart creates: the text of its templates scanned (every branch) and the chart
 /// rendered with the values operator-rs can try (kinds from values, namespaces), side by side.
 pub fn scan_and_render(chart: &Chart) -> KindScan {
-    scan_and_render_telling_parsed(chart, &|| {})
+    scan_and_render_with(chart, ProbeOptions::default()).0
 }
 
-/// [`scan_and_render`], calling `templates_parsed` as soon as the render has parsed the chart's
-/// templates (see [`probe::probe_telling_parsed`]).
-pub fn scan_and_render_telling_parsed(
+/// [`scan_and_render`], with the render run as `options` ask (see [`probe::ProbeOptions`]);
+/// with the scan, which of the values tried render.
+pub fn scan_and_render_with(
     chart: &Chart,
-    templates_parsed: &(dyn Fn() + Sync),
-) -> KindScan {
+    options: ProbeOptions<'_>,
+) -> (KindScan, ValuesRendered) {
     // The render is the longer chain (load, parse, render): it runs on this thread, and the
     // scan, which finishes well before it, on another.
     let (mut scan, probe) = std::thread::scope(|scope| {
         let scan = scope.spawn(|| chart::kinds::scan(chart));
-        let probe = probe::probe_telling_parsed(chart, templates_parsed);
+        let probe = probe::probe_with(chart, options);
         let scan = scan
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (scan, probe)
     });
     add_rendered(&mut scan, &probe, chart.name());
-    scan
+    (scan, probe.values_rendered())
 }
 
 /// Adds what `probe` rendered of a chart to the chart's text `scan`:
 /// - a kind the text does not name (it came from values) gets a place of its own, and the
 ///   templated `kind:` it came from is no longer an unknown: its rule is in the role now;
 /// - an object rendered into another namespace is recorded in [`KindScan::elsewhere`];
-/// - defaults that do not render are a note: the sample custom resource must set the value.
+/// - defaults that do not render are a note: the role then covers what the text and the ci/
+///   values show.
 pub fn add_rendered(scan: &mut KindScan, probe: &Probe, chart_name: &str) {
     let scanned: BTreeSet<(Option<&str>, &str)> = scan
         .kinds
@@ -115,9 +116,8 @@ pub fn add_rendered(scan: &mut KindScan, probe: &Probe, chart_name: &str) {
     scan.shown.extend(shown);
     if let Some(failure) = probe.defaults_failure() {
         scan.notes.push(format!(
-            "chart {chart_name} does not render with its default values ({}); the sample custom \
-             resource must set what it asks for, and the role covers only what the text of the \
-             templates and the chart's ci/ values show",
+            "chart {chart_name} does not render with its default values ({}); the role covers \
+             only what the text of the templates and the chart's ci/ values show",
             one_line(&failure.error)
         ));
     }

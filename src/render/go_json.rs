@@ -80,92 +80,7 @@ pub fn marshal(value: &Value) -> Result<String, String> {
     if value.nested_deeper_than(MAX_DEPTH) {
         return Err(too_deep());
     }
-    let mut out = String::new();
-    write_json(value, &mut out).ok_or_else(|| "json: unsupported value: NaN".to_string())?;
-    Ok(out)
-}
-
-fn write_json(value: &Value, out: &mut String) -> Option<()> {
-    match value {
-        Value::Nil => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(i) => out.push_str(&i.to_string()),
-        Value::Float(f) => out.push_str(&json_float(*f)?),
-        Value::String(s) => write_json_string(s, out),
-        Value::Bytes(b) => write_json_string(&base64_text(b), out),
-        Value::List(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json(item, out)?;
-            }
-            out.push(']');
-        }
-        Value::Map(map) => {
-            out.push('{');
-            for (i, (k, v)) in map.entries().iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json_string(k, out);
-                out.push(':');
-                write_json(v, out)?;
-            }
-            out.push('}');
-        }
-        Value::Object(o) => match o.to_value() {
-            Some(v) => write_json(&v, out)?,
-            None => out.push_str("{}"),
-        },
-    }
-    Some(())
-}
-
-/// Go's JSON number text of a float64.
-pub fn json_float(f: f64) -> Option<String> {
-    if !f.is_finite() {
-        return None;
-    }
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        // Exponent form, with Go's cleanup of a two-digit negative exponent (e-07 -> e-7).
-        let g = super::go_yaml::format_float_g(f);
-        let (mantissa, exponent) = g.split_once('e').unwrap_or((&g, "+00"));
-        let (sign, digits) = exponent.split_at(1);
-        let digits = digits.trim_start_matches('0');
-        let digits = if digits.is_empty() { "0" } else { digits };
-        let digits = if sign == "+" && digits.len() < 2 {
-            format!("0{digits}")
-        } else {
-            digits.to_string()
-        };
-        return Some(format!("{mantissa}e{sign}{digits}"));
-    }
-    Some(format!("{f}"))
-}
-
-/// Go's JSON string, with its HTML-safe escapes.
-pub fn write_json_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            }
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    gotemplate::sprig::to_json(value, true, None)
 }
 
 /// A value as `toYaml` sees it after Helm's JSON round trip, or the JSON error.
@@ -238,12 +153,18 @@ mod tests {
 
     #[test]
     fn go_json_numbers_and_escapes() {
-        assert_eq!(json_float(1e6).unwrap(), "1000000");
-        assert_eq!(json_float(1.5).unwrap(), "1.5");
-        assert_eq!(json_float(1e21).unwrap(), "1e+21");
-        assert_eq!(json_float(1e-7).unwrap(), "1e-7");
-        let mut s = String::new();
-        write_json_string("<a & \"b\">\n", &mut s);
-        assert_eq!(s, r#""\u003ca \u0026 \"b\"\u003e\n""#);
+        let json = |v: Value| marshal(&v).unwrap();
+        assert_eq!(json(Value::Float(1e6)), "1000000");
+        assert_eq!(json(Value::Float(1.5)), "1.5");
+        assert_eq!(json(Value::Float(1e21)), "1e+21");
+        assert_eq!(json(Value::Float(1e-7)), "1e-7");
+        assert_eq!(
+            json(Value::str("<a & \"b\">\n")),
+            r#""\u003ca \u0026 \"b\"\u003e\n""#
+        );
+        assert_eq!(
+            marshal(&Value::Float(f64::INFINITY)).unwrap_err(),
+            "json: unsupported value: +Inf"
+        );
     }
 }

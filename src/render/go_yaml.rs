@@ -5,6 +5,8 @@
 //! past column 80, strings that would read back as another type quoted, multi-line strings as
 //! literal blocks. This module reproduces that emitter's decisions for the documents it makes.
 
+use gotemplate::gofmt::format_float;
+
 /// A document after Helm's JSON round trip.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Node {
@@ -136,68 +138,6 @@ fn natural_less_in<C: Copy + Ord + Into<char>>(ar: &[C], br: &[C]) -> bool {
         return ar[i] < br[i];
     }
     ar.len() < br.len()
-}
-
-/// Go's strconv.FormatFloat(f, 'g', -1, 64): the shortest digits that read back, in exponent
-/// form when the decimal exponent is below -4 or at least 6.
-pub fn format_float_g(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 {
-            "+Inf".into()
-        } else {
-            "-Inf".into()
-        };
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() {
-            "-0".into()
-        } else {
-            "0".into()
-        };
-    }
-    // Rust's `{:e}` gives the shortest round-trip digits: "d.ddde[-]x".
-    let sci = format!("{f:e}");
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let negative = mantissa.starts_with('-');
-    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
-    let sign = if negative { "-" } else { "" };
-    // With the shortest precision Go switches to the exponent form at 6 digits before the point.
-    let eprec = 6;
-    if exponent < -4 || exponent >= eprec {
-        let mut m = String::new();
-        m.push_str(&digits[..1]);
-        if digits.len() > 1 {
-            m.push('.');
-            m.push_str(&digits[1..]);
-        }
-        let esign = if exponent < 0 { '-' } else { '+' };
-        let e = exponent.abs();
-        return format!("{sign}{m}e{esign}{e:02}");
-    }
-    // Plain decimal.
-    let point = exponent + 1;
-    let mut out = String::from(sign);
-    if point <= 0 {
-        out.push_str("0.");
-        for _ in 0..(-point) {
-            out.push('0');
-        }
-        out.push_str(&digits);
-    } else if point as usize >= digits.len() {
-        out.push_str(&digits);
-        for _ in 0..(point as usize - digits.len()) {
-            out.push('0');
-        }
-    } else {
-        out.push_str(&digits[..point as usize]);
-        out.push('.');
-        out.push_str(&digits[point as usize..]);
-    }
-    out
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -693,7 +633,7 @@ impl Emitter {
             Node::Bool(b) => self.scalar(if *b { "true" } else { "false" }, Style::Plain, ctx),
             Node::Int(text) => self.scalar(text, Style::Plain, ctx),
             Node::Float(f) => {
-                let text = match format_float_g(*f).as_str() {
+                let text = match format_float(*f, 'g', None).as_str() {
                     "+Inf" => ".inf".to_string(),
                     "-Inf" => "-.inf".to_string(),
                     "NaN" => ".nan".to_string(),
@@ -991,13 +931,13 @@ mod tests {
 
     #[test]
     fn go_float_text() {
-        assert_eq!(format_float_g(1e6), "1e+06");
-        assert_eq!(format_float_g(1.5), "1.5");
-        assert_eq!(format_float_g(0.000001), "1e-06");
-        assert_eq!(format_float_g(123456.0), "123456");
-        assert_eq!(format_float_g(1234567.5), "1.2345675e+06");
-        assert_eq!(format_float_g(0.0001), "0.0001");
-        assert_eq!(format_float_g(1e21), "1e+21");
+        assert_eq!(format_float(1e6, 'g', None), "1e+06");
+        assert_eq!(format_float(1.5, 'g', None), "1.5");
+        assert_eq!(format_float(0.000001, 'g', None), "1e-06");
+        assert_eq!(format_float(123456.0, 'g', None), "123456");
+        assert_eq!(format_float(1234567.5, 'g', None), "1.2345675e+06");
+        assert_eq!(format_float(0.0001, 'g', None), "0.0001");
+        assert_eq!(format_float(1e21, 'g', None), "1e+21");
     }
 
     #[test]

@@ -123,6 +123,16 @@ impl Object for Files {
     }
 
     fn to_value(&self) -> Option<Value> {
+        self.underlying()
+    }
+
+    fn zero_element(&self) -> Value {
+        Value::Bytes(Arc::from([]))
+    }
+
+    /// Helm's `Files` is a `map[string][]byte`: templates range over it (in key order), take
+    /// its `len`, `index` it by name and test it for emptiness, as over any map.
+    fn underlying(&self) -> Option<Value> {
         Some(Value::Map(
             self.0
                 .iter()

@@ -9,7 +9,6 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
 use super::tree::ChartNode;
-use crate::handover::Handover;
 
 /// Checks `values` (the coalesced values, a JSON object: a validator reads a JSON value, and
 /// wrapping a copy of a large chart's values cost a deep clone per check) against the chart's
@@ -79,35 +78,18 @@ impl Schema {
 
     fn validator(&self) -> Result<&jsonschema::Validator, String> {
         self.compiled
-            .get_or_init(|| {
-                AHEAD
-                    .take(&self.bytes)
-                    .unwrap_or_else(|| compile(&self.bytes))
-            })
+            .get_or_init(|| compile(&self.bytes))
             .as_ref()
             .map_err(String::clone)
     }
 }
 
-type Compiled = Result<jsonschema::Validator, String>;
-
-fn compile(bytes: &[u8]) -> Compiled {
-    let schema = crate::chart::values_schema::parse(bytes)
+fn compile(bytes: &[u8]) -> Result<jsonschema::Validator, String> {
+    let schema: Value = serde_json::from_slice(bytes)
         .map_err(|e| format!("values.schema.json is not valid JSON: {e}\n"))?;
     jsonschema::validator_for(&schema)
         .map_err(|e| format!("values.schema.json is not a valid JSON Schema: {e}\n"))
 }
-
-/// Compiles the schema in `bytes` for the first [`Schema`] of the same bytes to take, so that
-/// a command can compile a chart's schema while the chart is still being read. For `new` on
-/// redis the compile was ~11M instructions, run while the parse, the scan of the templates and
-/// the CRD's files already shared the two cores, while one core sat half idle during the load.
-pub fn compile_ahead(bytes: Vec<u8>) {
-    AHEAD.make(bytes, compile);
-}
-
-/// The validator compiled ahead, with the bytes it was compiled from.
-static AHEAD: Handover<Compiled> = Handover::new();
 
 impl fmt::Debug for Schema {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -234,22 +216,6 @@ mod tests {
         assert_eq!(
             validate_one(&Schema::new(Arc::from(&schema[..])), &values).unwrap_err(),
             "- at '/n': minimum: got 2, want 3\n"
-        );
-    }
-
-    #[test]
-    fn a_schema_compiled_ahead_validates_and_fails_as_one_compiled_in_place() {
-        let ahead = Handover::new();
-        let schema = br#"{"type":"object","properties":{"n":{"type":"integer"}}}"#;
-        ahead.make(schema.to_vec(), compile);
-        let validator = ahead.take(schema).unwrap().unwrap();
-        assert!(!validator.is_valid(&serde_json::json!({"n": "x"})));
-        assert!(validator.is_valid(&serde_json::json!({"n": 1})));
-        // A schema that does not compile is kept as the same error the render would give.
-        ahead.make(b"{not json".to_vec(), compile);
-        assert_eq!(
-            ahead.take(b"{not json").unwrap().err(),
-            compile(b"{not json").err()
         );
     }
 }

@@ -34,7 +34,8 @@ pub fn from_yaml(text: &str) -> Result<Values, String> {
 /// Reads a values file with several YAML documents: later documents are merged over earlier
 /// ones, as Helm's chart loader does for `values.yaml`.
 pub fn from_yaml_stream(text: &str) -> Result<Values, String> {
-    let documents = crate::chart::values_read::read(text).map_err(|e| e.to_string())?;
+    let documents: Vec<Value> =
+        crate::yaml::from_str_multi_yaml11(text).map_err(|e| e.to_string())?;
     let mut out = Values::new();
     for document in documents {
         if let Value::Object(map) = as_go_values(document) {

@@ -30,6 +30,9 @@ pub struct HelmApi<'a> {
     /// The chart's directory in the project: `helm-charts/<name>`.
     pub chart_dir: String,
     pub spec_schema: SpecSchema,
+    /// The sample's `spec:` block when it is not the chart's values.yaml as written (see
+    /// [`merged_sample_spec_block`]).
+    pub sample_spec: Option<String>,
 }
 
 pub struct HelmProject<'a> {
@@ -205,7 +208,11 @@ pub fn add_api_files(plan: &mut FilePlan, api: &HelmApi) -> Result<(), TemplateE
         &indent(&crate::yaml::to_string(&api.spec_schema.schema), 14),
     );
     context.insert("sample_name", &format!("{}-sample", heck_kebab(&api.kind)));
-    context.insert("spec_block", &sample_spec_block(&api.chart.values_text()));
+    let spec_block = match &api.sample_spec {
+        Some(block) => block.clone(),
+        None => sample_spec_block(&api.chart.values_text()),
+    };
+    context.insert("spec_block", &spec_block);
     plan.add(
         format!("deploy/crds/{}", crd_file_name(api)),
         templates::render("helm/deploy/crd.yaml.tera", &context)?,
@@ -253,6 +260,73 @@ pub fn sample_spec_block(values_text: &str) -> String {
     block.trim_end().to_string()
 }
 
+/// The sample's `spec:` block from the chart's defaults (`values_text`) merged with the values
+/// file `file` of the chart (its text `file_text`), as Helm merges a values file over them: maps
+/// key by key, anything else replaced, a `null` removing the default. A comment above it says
+/// so; the values are written as plain YAML, in the defaults' order, without their comments.
+pub fn merged_sample_spec_block(
+    values_text: &str,
+    file: &str,
+    file_text: &str,
+) -> Result<String, String> {
+    let read =
+        |name: &str, text: &str| -> Result<serde_json::Map<String, serde_json::Value>, String> {
+            let documents: Vec<serde_json::Value> = crate::yaml::from_str_multi_yaml11(text)
+                .map_err(|e| format!("{name} is not valid YAML: {e}"))?;
+            let mut values = serde_json::Map::new();
+            for document in documents {
+                match document {
+                    // Later documents are merged over earlier ones, their nulls kept for the
+                    // merge over the defaults.
+                    serde_json::Value::Object(map) => merge_values(&mut values, map, false),
+                    serde_json::Value::Null => {}
+                    _ => return Err(format!("{name} is not a map of values")),
+                }
+            }
+            Ok(values)
+        };
+    let mut values = read("values.yaml", values_text)?;
+    merge_values(&mut values, read(file, file_text)?, true);
+    let comment = format!(
+        "# This spec is the chart's values.yaml merged with its {file}, values the chart's\n# authors test it with (`--sample-values`).\n"
+    );
+    if values.is_empty() {
+        return Ok(format!("{comment}spec: {{}}"));
+    }
+    let values = serde_json::Value::Object(values);
+    let mut yaml = crate::yaml::to_string(&values);
+    // The API server reads the sample as YAML 1.1 does (kubectl, client-go): a string the
+    // writer left bare that reads back as something else ("on", "0644") would change its type.
+    let reads_back =
+        crate::yaml::from_str_yaml11::<serde_json::Value>(&yaml).is_ok_and(|back| back == values);
+    if !reads_back {
+        yaml = serde_json::to_string_pretty(&values).map_err(|e| e.to_string())?;
+    }
+    Ok(format!("{comment}spec:\n{}", indent(&yaml, 2)))
+}
+
+/// `from` over `into`, maps key by key; with `delete_nulls`, as Helm coalesces a values file
+/// over the defaults, a `null` removes the key.
+fn merge_values(
+    into: &mut serde_json::Map<String, serde_json::Value>,
+    from: serde_json::Map<String, serde_json::Value>,
+    delete_nulls: bool,
+) {
+    for (key, value) in from {
+        match (into.get_mut(&key), value) {
+            (_, serde_json::Value::Null) if delete_nulls => {
+                into.remove(&key);
+            }
+            (Some(serde_json::Value::Object(old)), serde_json::Value::Object(new)) => {
+                merge_values(old, new, delete_nulls);
+            }
+            (_, value) => {
+                into.insert(key, value);
+            }
+        }
+    }
+}
+
 /// Indents every non-empty line by `width` spaces.
 pub fn indent(text: &str, width: usize) -> String {
     let pad = " ".repeat(width);
@@ -297,6 +371,41 @@ mod tests {
         );
         assert_eq!(sample_spec_block("# only comments\n\n"), "spec: {}");
         assert_eq!(sample_spec_block("---\na: 1\n"), "spec:\n  a: 1");
+    }
+
+    #[test]
+    fn a_merged_sample_spec_keeps_the_defaults_order_and_the_files_values() {
+        let block = merged_sample_spec_block(
+            "# the host\nhost: \"\"\nport: 80\ntls:\n  enabled: false\n  secret: x\nextra: 1\n",
+            "ci/tls-values.yaml",
+            "host: example.com\ntls:\n  enabled: true\nextra: null\nmode: \"0644\"\nflag: \"on\"\n",
+        )
+        .unwrap();
+        let (comment, spec) = block.split_once("spec:\n").unwrap();
+        assert!(
+            comment.contains("merged with its ci/tls-values.yaml"),
+            "{comment}"
+        );
+        assert!(comment.lines().all(|l| l.starts_with("# ")), "{comment}");
+        let spec: serde_json::Value = crate::yaml::from_str_yaml11(spec).unwrap();
+        assert_eq!(
+            spec,
+            serde_json::json!({
+                "host": "example.com",
+                "port": 80,
+                "tls": {"enabled": true, "secret": "x"},
+                "mode": "0644",
+                "flag": "on",
+            })
+        );
+        let keys: Vec<&String> = spec.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["host", "port", "tls", "mode", "flag"]);
+        assert!(
+            merged_sample_spec_block("a: 1\n", "ci/x.yaml", "a: null\n")
+                .unwrap()
+                .ends_with("spec: {}")
+        );
+        assert!(merged_sample_spec_block("a: 1\n", "ci/x.yaml", "- a\n").is_err());
     }
 
     #[test]

@@ -253,6 +253,15 @@ fn index(item: &Value, indexes: &[Value]) -> Result<Value, Error> {
                 }
             },
             Value::Nil => return Err(Error::func("index of nil pointer")),
+            // A named map or slice (Helm's `.Files`): indexed as that map or slice, a missing
+            // key giving the zero value of its elements.
+            Value::Object(o) if o.underlying().is_some() => match (o.underlying(), ix) {
+                (Some(Value::Map(ref m)), Value::String(key)) => {
+                    m.get(key).unwrap_or_else(|| o.zero_element())
+                }
+                (Some(under), _) => index(&under, std::slice::from_ref(ix))?,
+                (None, _) => Value::Nil,
+            },
             other => {
                 return Err(Error::func(format!(
                     "can't index item of type {}",
@@ -318,7 +327,7 @@ fn slice(item: &Value, indexes: &[Value]) -> Result<Value, Error> {
 }
 
 fn length(v: &Value) -> Result<Value, Error> {
-    match v {
+    match &*v.underlying() {
         Value::String(s) => Ok(Value::from(s.len())),
         Value::List(l) => Ok(Value::from(l.len())),
         Value::Bytes(b) => Ok(Value::from(b.len())),
@@ -381,6 +390,15 @@ pub(crate) fn eq(a: &Value, others: &[Value]) -> Result<bool, Error> {
                                 return Err(Error::func(format!(
                                     "non-comparable type {}: {}",
                                     gofmt::sprintf("%s", std::slice::from_ref(b)),
+                                    b.type_name()
+                                )));
+                            }
+                            // A named map or slice (Helm's `.Files`) is not comparable
+                            // either; Go prints it as that map or slice.
+                            (Value::Object(x), _) if x.underlying().is_some() => {
+                                return Err(Error::func(format!(
+                                    "non-comparable type {}: {}",
+                                    gofmt::sprintf("%s", std::slice::from_ref(&*b.underlying())),
                                     b.type_name()
                                 )));
                             }

@@ -338,7 +338,9 @@ impl State<'_, '_> {
     fn range_over(&mut self, dot: &Ev, b: &Branch, v: Ev, mark: usize) -> R<()> {
         let ndecl = b.pipe.decl.len();
         let mut items: Vec<(Value, Ev)> = Vec::new();
-        match &v.val {
+        // A named map or slice with methods (Helm's `.Files`) ranges as that map or slice.
+        let val = v.val.as_ref().map(Value::underlying);
+        match val.as_deref() {
             None => {}
             Some(Value::List(l)) => {
                 for (i, x) in l.iter().enumerate() {
@@ -606,6 +608,28 @@ impl State<'_, '_> {
                         ));
                     }
                     return Ok(Ev::concrete(f));
+                }
+                // A named map with methods (Helm's `.Files`): a name that is no method is a key.
+                if let Some(Value::Map(ref m)) = o.underlying() {
+                    if has_args {
+                        return Err(self.err_at(
+                            pos,
+                            &at.describe(),
+                            format!("{name} is not a method but has arguments"),
+                        ));
+                    }
+                    return match m.get(name) {
+                        Some(x) => Ok(Ev::concrete(x)),
+                        None => match self.set.missing_key {
+                            MissingKey::Default => Ok(Ev::invalid()),
+                            MissingKey::Zero => Ok(Ev::concrete(o.zero_element())),
+                            MissingKey::Error => Err(self.err_at(
+                                pos,
+                                &at.describe(),
+                                format!("map has no entry for key {}", gofmt::quote(name)),
+                            )),
+                        },
+                    };
                 }
                 Err(self.err_at(
                     pos,

@@ -350,6 +350,13 @@ pub fn sprint_value(v: &Value) -> String {
     s
 }
 
+/// `{}` prints the value as Go's `fmt.Print` does (`%v`).
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&sprint_value(self))
+    }
+}
+
 /// Go's `fmt.Sprint`: a space between operands when neither is a string.
 pub fn sprint(args: &[Value]) -> String {
     let mut out = String::new();

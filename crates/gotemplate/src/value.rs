@@ -172,6 +172,21 @@ pub trait Object: Send + Sync {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
+
+    /// The map or slice the object is, when its Go type is a named map or slice with methods
+    /// (Helm's `.Files` is a `map[string][]byte`): a [`Value::Map`] or [`Value::List`], which
+    /// `range`, `len`, `index`, truth, `empty`, `kindOf` and `deepEqual` read as Go reads the
+    /// map or slice itself. `None` for a struct or a pointer, which they refuse or take whole.
+    fn underlying(&self) -> Option<Value> {
+        None
+    }
+
+    /// The zero value of the elements of [`Object::underlying`]'s map: what `index` and a
+    /// field lookup (under `missingkey=zero`) give for a key the map does not have. Go's `nil`
+    /// for `interface {}` elements; an empty `[]byte` for Helm's `.Files`.
+    fn zero_element(&self) -> Value {
+        Value::Nil
+    }
 }
 
 impl Value {
@@ -198,7 +213,18 @@ impl Value {
             Value::Bytes(b) => !b.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.is_empty(),
-            Value::Object(_) => true,
+            Value::Object(o) => o.underlying().is_none_or(|u| u.truthy()),
+        }
+    }
+
+    /// The value as Go's reflection sees its kind: an object that is a named map or slice
+    /// ([`Object::underlying`]) as that map or slice, anything else as it is.
+    pub fn underlying(&self) -> std::borrow::Cow<'_, Value> {
+        match self {
+            Value::Object(o) => o
+                .underlying()
+                .map_or(std::borrow::Cow::Borrowed(self), std::borrow::Cow::Owned),
+            _ => std::borrow::Cow::Borrowed(self),
         }
     }
 
@@ -231,7 +257,9 @@ impl Value {
             Value::List(_) | Value::Bytes(_) => "slice",
             Value::Map(_) => "map",
             Value::Object(o) => {
-                if o.type_name().starts_with('*') {
+                if let Some(underlying) = o.underlying() {
+                    underlying.kind_name()
+                } else if o.type_name().starts_with('*') {
                     "ptr"
                 } else {
                     "struct"
@@ -341,7 +369,12 @@ impl Value {
                         .zip(b.iter())
                         .all(|((ka, va), (kb, vb))| ka == kb && va.deep_equal(vb))
             }
-            (Value::Object(a), Value::Object(b)) => Arc::ptr_eq(a, b),
+            (Value::Object(a), Value::Object(b)) => {
+                Arc::ptr_eq(a, b)
+                    || (a.type_name() == b.type_name()
+                        && matches!((a.underlying(), b.underlying()),
+                            (Some(x), Some(y)) if x.deep_equal(&y)))
+            }
             _ => false,
         }
     }
@@ -405,13 +438,6 @@ impl fmt::Debug for Value {
             Value::Map(m) => m.fmt(f),
             Value::Object(o) => write!(f, "{}({})", o.type_name(), o.format()),
         }
-    }
-}
-
-/// `{}` prints the value as Go's `fmt.Print` does (`%v`).
-impl fmt::Display for Value {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&crate::gofmt::sprint_value(self))
     }
 }
 

@@ -99,7 +99,7 @@ pub(crate) fn str_list(items: Vec<String>) -> Value {
 /// Sprig's `empty`.
 pub(crate) fn empty(v: &Value) -> bool {
     match v {
-        Value::Object(_) => false,
+        Value::Object(o) => o.underlying().is_some_and(|u| empty(&u)),
         other => !other.truthy(),
     }
 }

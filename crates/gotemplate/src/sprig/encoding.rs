@@ -56,12 +56,9 @@ fn json_string(out: &mut String, s: &str, escape_html: bool) {
     out.push('"');
 }
 
-/// Go's `json.Marshal` (indent: `MarshalIndent` with "" and that indent).
-pub(crate) fn to_json(
-    v: &Value,
-    escape_html: bool,
-    indent: Option<&str>,
-) -> Result<String, String> {
+/// Go's `json.Marshal` (indent: `MarshalIndent` with "" and that indent; `escape_html`:
+/// `<`, `>` and `&` escaped, as `json.Marshal` does and an `Encoder` may not), or Go's error.
+pub fn to_json(v: &Value, escape_html: bool, indent: Option<&str>) -> Result<String, String> {
     let mut out = String::new();
     write_json(&mut out, v, escape_html, indent, 0)?;
     Ok(out)

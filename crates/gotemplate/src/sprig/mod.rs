@@ -21,6 +21,7 @@ use crate::funcs::{Context, Effects, Function, Functions, Type};
 use crate::value::Value;
 
 pub use conv::{strval, to_f64, to_i64};
+pub use encoding::to_json;
 
 type Body = fn(&mut Context<'_, '_>, &[Value]) -> Result<Value, Error>;
 
