@@ -743,16 +743,19 @@ fn the_operator_rs_runtime_is_recorded_and_packaged() {
         project_file.contains("\nruntime: operator-rs\n"),
         "{project_file}"
     );
-    // The image is operator-rs itself on a small non-root base, never the helm-operator.
+    // The image is built FROM operator-rs's base image of this version (which runs the
+    // runtime), never the helm-operator.
     let dockerfile = text("build/Dockerfile");
+    let from = format!(
+        "ARG BASE_IMAGE=ghcr.io/operator-rs/operator-rs:{}\nFROM ${{BASE_IMAGE}}\n",
+        env!("CARGO_PKG_VERSION")
+    );
     for expected in [
-        "ARG BASE_IMAGE=gcr.io/distroless/cc-debian12:nonroot\nFROM ${BASE_IMAGE}\n",
+        from.as_str(),
         "COPY watches.yaml ${HOME}/watches.yaml\n",
         "COPY helm-charts/ ${HOME}/helm-charts/\n",
-        "COPY build/operator-rs /usr/local/bin/operator-rs\n",
         "WORKDIR ${HOME}\n",
         "USER 65532:65532\n",
-        "ENTRYPOINT [\"/usr/local/bin/operator-rs\", \"helm-operator-runtime\"]\n",
     ] {
         assert!(
             dockerfile.contains(expected),
@@ -760,8 +763,9 @@ fn the_operator_rs_runtime_is_recorded_and_packaged() {
         );
     }
     assert!(!dockerfile.contains("quay.io"), "{dockerfile}");
-    // The copy `build` makes is never committed.
-    assert!(text(".gitignore").contains("\n/build/operator-rs\n"));
+    // Nothing is copied into the project for the image any more.
+    assert!(!dockerfile.contains("COPY build/"), "{dockerfile}");
+    assert!(!text(".gitignore").contains("/build/operator-rs"));
 
     // operator.yaml keeps the helm-operator's arguments: both runtimes take them.
     let helm_operator_work = tempfile::tempdir().unwrap();

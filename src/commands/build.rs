@@ -9,6 +9,7 @@ use indicatif::ProgressBar;
 
 use crate::cli::BuildArgs;
 use crate::error::usage;
+use crate::image::base_image::{self, LocalBase};
 use crate::image::runtime_binary::{self, Arch};
 use crate::image::{BuildRequest, Builder, ImageRef, Stream, labels, local, steps};
 use crate::project::{self, HelmRuntime, Project, ProjectError, ProjectType};
@@ -59,10 +60,7 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
             dockerfile.display()
         )));
     }
-    let runtime_binary = runtime_binary_to_package(&args, &project)?;
-    if let Some(binary) = &runtime_binary {
-        runtime_binary::check_context_free(binary, &root).map_err(usage)?;
-    }
+    let mut base = base_to_use(&args, &project)?;
     let created =
         labels::build_time(std::env::var("SOURCE_DATE_EPOCH").ok().as_deref()).map_err(usage)?;
 
@@ -90,17 +88,61 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
     } else {
         Output::new(ui, &build_phase, true)?
     };
+    // The base image first, made from the binary that will run in it.
+    let mut build_args: Vec<(String, String)> = args
+        .build_args
+        .iter()
+        .filter(|(key, _)| key != base_image::RUNTIME_BASE_ARG)
+        .cloned()
+        .collect();
+    if let Some(base) = &mut base {
+        if let Base::Local { binary, image, .. } = base {
+            let local = LocalBase::prepare(binary).with_context(|| {
+                format!("cannot prepare the base image of {}", binary.display())
+            })?;
+            let local_image = ImageRef::parse(&local.image).map_err(|e| anyhow::anyhow!(e))?;
+            let runtime_base = args
+                .build_args
+                .iter()
+                .find(|(key, _)| key == base_image::RUNTIME_BASE_ARG)
+                .map_or(base_image::RUNTIME_BASE_DEFAULT, |(_, value)| {
+                    value.as_str()
+                });
+            let base_args = [(base_image::BUILD_ARG.to_string(), runtime_base.to_string())];
+            let base_labels = labels::oci_labels(&labels::LabelInputs {
+                project_name: "operator-rs",
+                source: None,
+                version: env!("CARGO_PKG_VERSION"),
+                created_unix: created,
+            });
+            let base_phase = format!("{} build {}", builder.kind(), local.image);
+            output.phase(&base_phase, true);
+            builder
+                .build(
+                    &BuildRequest {
+                        context: local.context(),
+                        dockerfile: &local.dockerfile(),
+                        image: &local_image,
+                        build_args: &base_args,
+                        labels: &base_labels,
+                        platform: args.platform.as_deref(),
+                        no_cache: args.no_cache,
+                    },
+                    &mut |s, l| output.line(s, l),
+                )
+                .map_err(|e| output.fail(e))?;
+            build_args.push((base_image::BUILD_ARG.to_string(), local.image.clone()));
+            *image = Some(local.image.clone());
+        } else if let Base::Published { image, .. } = base {
+            build_args.push((base_image::BUILD_ARG.to_string(), image.clone()));
+        }
+    }
     let local_context = if args.local {
         let binaries =
             local::cargo_build(&root, &mut |s, l| output.line(s, l)).map_err(|e| output.fail(e))?;
         Some(local::prepare(&dockerfile, &binaries).map_err(|e| output.fail(e))?)
     } else {
         None
-    };
-    // Copied only now that every check passed; removed when `staged` drops, success or not.
-    let staged = match &runtime_binary {
-        Some(binary) => Some(runtime_binary::stage(binary, &root).map_err(|e| output.fail(e))?),
-        None => None,
     };
     let (context, dockerfile) = match &local_context {
         Some(local) => (local.path().to_path_buf(), local.dockerfile()),
@@ -111,7 +153,7 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
         context: &context,
         dockerfile: &dockerfile,
         image: &image,
-        build_args: &args.build_args,
+        build_args: &build_args,
         labels: &all_labels,
         platform: args.platform.as_deref(),
         no_cache: args.no_cache,
@@ -128,8 +170,10 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
     }
     output.finish();
     drop(local_context);
-    drop(staged);
 
+    if let Some(base) = &base {
+        ui.info(base.describe());
+    }
     ui.info(format!("Built {image} with {}", builder.kind()));
     if args.push {
         ui.info(format!("Pushed {image}"));
@@ -148,12 +192,69 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The operator-rs binary a Helm project with the operator-rs runtime packages, checked to
-/// run in the image; `None` for projects whose image packages no operator-rs.
-fn runtime_binary_to_package(
-    args: &BuildArgs,
-    project: &Project,
-) -> anyhow::Result<Option<PathBuf>> {
+/// The base image a `runtime: operator-rs` project's image builds FROM.
+enum Base {
+    /// Made here from an operator-rs binary that can run in the image; `image` is its name
+    /// once made.
+    Local {
+        binary: PathBuf,
+        what: &'static str,
+        image: Option<String>,
+    },
+    /// The published image of this version, because no binary here can run in the image.
+    Published { image: String, why: String },
+    /// Named by the user with `--build-arg BASE_IMAGE=...`.
+    Given(String),
+}
+
+impl Base {
+    /// Which base the build used, and why, for the user.
+    fn describe(&self) -> String {
+        match self {
+            Base::Local {
+                binary,
+                what,
+                image,
+            } => format!(
+                "Base image: {}, made here from {what} ({}), so the operator runs exactly it",
+                image.as_deref().unwrap_or("operator-rs's"),
+                binary.display()
+            ),
+            Base::Published { image, why } => format!(
+                "Base image: the published {image} (operator-rs {}), since {why}",
+                env!("CARGO_PKG_VERSION")
+            ),
+            Base::Given(image) => format!("Base image: {image} (--build-arg BASE_IMAGE)"),
+        }
+    }
+}
+
+/// The base image of a Helm project with the operator-rs runtime: one the user names, else
+/// one made here from the operator-rs binary when it can run in the image (Linux, the image's
+/// architecture), else the published image of this version. `None` for other projects.
+fn base_to_use(args: &BuildArgs, project: &Project) -> anyhow::Result<Option<Base>> {
+    let Some(binary) = runtime_binary_to_package(args, project)? else {
+        return Ok(None);
+    };
+    if let Some((_, given)) = args
+        .build_args
+        .iter()
+        .find(|(key, _)| key == base_image::BUILD_ARG)
+    {
+        if args.runtime_binary.is_some() {
+            return Err(usage(format!(
+                "--runtime-binary makes a base image from that binary, but --build-arg BASE_IMAGE={given} names the base image already: drop one of the two"
+            )));
+        }
+        return Ok(Some(Base::Given(given.clone())));
+    }
+    Ok(Some(binary))
+}
+
+/// The operator-rs binary a Helm project with the operator-rs runtime runs: `--runtime-binary`
+/// (which must run in the image), else this operator-rs when it can run there, else the
+/// published base image; `None` for projects whose image runs no operator-rs.
+fn runtime_binary_to_package(args: &BuildArgs, project: &Project) -> anyhow::Result<Option<Base>> {
     let packages_runtime = project.project_type == ProjectType::Helm
         && project.helm_runtime() == HelmRuntime::OperatorRs;
     if !packages_runtime {
@@ -174,34 +275,59 @@ fn runtime_binary_to_package(
     }
     let arch = match &args.platform {
         Some(platform) => Arch::from_platform(platform).map_err(usage)?,
-        None => Arch::host().ok_or_else(|| {
-            usage(format!(
-                "this machine's architecture ({}) has no operator-rs runtime image: pass --platform linux/amd64 or linux/arm64 with a --runtime-binary for it",
-                std::env::consts::ARCH
-            ))
-        })?,
+        None => match Arch::host() {
+            Some(arch) => arch,
+            None if args.runtime_binary.is_none() => {
+                return Ok(Some(Base::Published {
+                    image: base_image::published(),
+                    why: format!(
+                        "operator-rs makes no base image for this machine's architecture ({})",
+                        std::env::consts::ARCH
+                    ),
+                }));
+            }
+            None => {
+                return Err(usage(format!(
+                    "this machine's architecture ({}) has no operator-rs runtime image: pass --platform linux/amd64 or linux/arm64 with the --runtime-binary for it",
+                    std::env::consts::ARCH
+                )));
+            }
+        },
     };
-    let (path, what) = match &args.runtime_binary {
-        Some(path) => (
-            std::env::current_dir()
-                .context("cannot read the current directory")?
-                .join(path),
-            "--runtime-binary",
-        ),
-        None => (
-            std::env::current_exe().context(
-                "cannot find the path of this operator-rs binary; pass --runtime-binary PATH",
-            )?,
-            "this operator-rs",
-        ),
-    };
-    runtime_binary::check(&path, what, arch).map_err(|e| match e {
-        runtime_binary::RuntimeBinaryError::Read { .. }
-        | runtime_binary::RuntimeBinaryError::CannotRun(_)
-        | runtime_binary::RuntimeBinaryError::NotExecutable { .. } => usage(e),
-        other => other.into(),
-    })?;
-    Ok(Some(path))
+    if let Some(path) = &args.runtime_binary {
+        let path = std::env::current_dir()
+            .context("cannot read the current directory")?
+            .join(path);
+        // Every way a binary can fail the check is the user's to fix.
+        runtime_binary::check(&path, "--runtime-binary", arch).map_err(usage)?;
+        return Ok(Some(Base::Local {
+            binary: path,
+            what: "--runtime-binary",
+            image: None,
+        }));
+    }
+    let own = std::env::current_exe().map_err(|e| e.to_string());
+    let checked = own.and_then(|path| {
+        runtime_binary::check(&path, "this operator-rs", arch)
+            .map(|()| path)
+            .map_err(|e| e.to_string())
+    });
+    Ok(Some(match checked {
+        Ok(binary) => Base::Local {
+            binary,
+            what: "this operator-rs",
+            image: None,
+        },
+        // macOS, Windows, another architecture: the image of the same version instead.
+        Err(why) => Base::Published {
+            image: base_image::published(),
+            why: why
+                .split(". Pass --runtime-binary")
+                .next()
+                .unwrap_or(&why)
+                .to_string(),
+        },
+    }))
 }
 
 /// Where the builder's output goes: on a terminal a spinner with the current step and a log

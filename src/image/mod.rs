@@ -2,6 +2,7 @@
 //! podman, buildah) that build and push them. This module and `kube` are the only ones that talk
 //! to the outside world; like every domain module it never prints: output lines go to callbacks.
 
+pub mod base_image;
 mod builder;
 pub mod labels;
 pub mod local;

@@ -1,17 +1,13 @@
 //! The operator-rs binary that a Helm project with `runtime: operator-rs` packages into its
 //! image: whether it can run there (a Linux ELF executable for the image's platform), checked
-//! from its header before anything is built, and its copy in the build context for the
-//! Dockerfile's `COPY build/operator-rs`, removed when the build is over.
+//! from its header before anything is built. `build` makes operator-rs's base image from it
+//! ([`super::base_image`]).
 
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
-
-/// Where build/Dockerfile of the operator-rs runtime expects the binary, relative to the
-/// project root (the build context).
-pub const CONTEXT_PATH: &str = "build/operator-rs";
 
 /// The CPU architectures operator-rs runtime images are built for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,19 +221,6 @@ pub enum RuntimeBinaryError {
     CannotRun(String),
     #[error("{what} {path} is not executable (no x permission): chmod +x it")]
     NotExecutable { what: String, path: PathBuf },
-    #[error(
-        "{path} exists and is not the binary this build packages: `build` copies the runtime \
-         binary there for the image's COPY and removes it afterwards, so it would overwrite \
-         and then delete your file; move it elsewhere (a copy left by an interrupted build of \
-         another operator-rs can simply be deleted)"
-    )]
-    Occupied { path: PathBuf },
-    #[error("cannot copy {from} into the build context as {to}: {error}")]
-    Copy {
-        from: PathBuf,
-        to: PathBuf,
-        error: std::io::Error,
-    },
 }
 
 /// Checks that the file at `path` can run in an image for `arch`. `what` names it in errors
@@ -285,75 +268,6 @@ pub fn check(path: &Path, what: &str, arch: Arch) -> Result<(), RuntimeBinaryErr
         }
     }
     Ok(())
-}
-
-/// The binary's copy at [`CONTEXT_PATH`] in the build context, removed on drop.
-#[derive(Debug)]
-pub struct Staged {
-    path: PathBuf,
-}
-
-impl Staged {
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-}
-
-impl Drop for Staged {
-    fn drop(&mut self) {
-        // The copy is ours and only for the build; an error here leaves a file git ignores.
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
-/// Refuses a file at [`CONTEXT_PATH`] that [`stage`] would overwrite and delete, unless it
-/// is byte for byte `binary` (what an interrupted build of the same binary leaves behind).
-pub fn check_context_free(binary: &Path, root: &Path) -> Result<(), RuntimeBinaryError> {
-    let target = root.join(CONTEXT_PATH);
-    let Ok(metadata) = std::fs::symlink_metadata(&target) else {
-        return Ok(());
-    };
-    let ours = metadata.is_file()
-        && std::fs::metadata(binary).is_ok_and(|b| b.len() == metadata.len())
-        && same_contents(binary, &target);
-    if ours {
-        Ok(())
-    } else {
-        Err(RuntimeBinaryError::Occupied { path: target })
-    }
-}
-
-fn same_contents(a: &Path, b: &Path) -> bool {
-    match (std::fs::read(a), std::fs::read(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
-}
-
-/// Copies `binary` to `<root>/build/operator-rs`, executable by everyone (the image runs it
-/// as a non-root user), through a temporary file so the context never holds half a binary.
-pub fn stage(binary: &Path, root: &Path) -> Result<Staged, RuntimeBinaryError> {
-    let target = root.join(CONTEXT_PATH);
-    let failed = |error| RuntimeBinaryError::Copy {
-        from: binary.to_path_buf(),
-        to: target.clone(),
-        error,
-    };
-    let dir = target.parent().unwrap_or(root);
-    std::fs::create_dir_all(dir).map_err(failed)?;
-    let temporary = tempfile::Builder::new()
-        .prefix(".operator-rs.")
-        .tempfile_in(dir)
-        .map_err(failed)?;
-    std::fs::copy(binary, temporary.path()).map_err(failed)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(temporary.path(), std::fs::Permissions::from_mode(0o755))
-            .map_err(failed)?;
-    }
-    temporary.persist(&target).map_err(|e| failed(e.error))?;
-    Ok(Staged { path: target })
 }
 
 #[cfg(test)]
@@ -464,7 +378,7 @@ mod tests {
     }
 
     #[test]
-    fn checks_the_file_and_stages_a_copy_that_goes_away() {
+    fn checks_the_file_for_the_images_platform() {
         let dir = tempfile::tempdir().unwrap();
         let script = dir.path().join("tool");
         std::fs::write(&script, "#!/bin/sh\n").unwrap();
@@ -487,42 +401,5 @@ mod tests {
             .to_string();
         assert!(err.contains("aarch64"), "{err}");
         assert!(err.contains("--platform linux/arm64"), "{err}");
-
-        let root = dir.path().join("project");
-        std::fs::create_dir(&root).unwrap();
-        let staged = stage(&arm, &root).unwrap();
-        assert_eq!(std::fs::read(staged.path()).unwrap(), elf(2, 1, 0, 3, 183));
-        let path = staged.path().to_path_buf();
-        drop(staged);
-        assert!(!path.exists());
-    }
-
-    #[test]
-    fn only_a_copy_of_the_binary_may_stand_where_it_is_staged() {
-        let dir = tempfile::tempdir().unwrap();
-        let binary = dir.path().join("operator-rs");
-        std::fs::write(&binary, elf(2, 1, 0, 3, 62)).unwrap();
-        let root = dir.path().join("project");
-        std::fs::create_dir_all(root.join("build")).unwrap();
-        assert!(check_context_free(&binary, &root).is_ok(), "nothing there");
-
-        let target = root.join(CONTEXT_PATH);
-        std::fs::copy(&binary, &target).unwrap();
-        assert!(
-            check_context_free(&binary, &root).is_ok(),
-            "a leftover copy"
-        );
-
-        std::fs::write(&target, "notes").unwrap();
-        let err = check_context_free(&binary, &root).unwrap_err().to_string();
-        assert!(err.contains(&target.display().to_string()), "{err}");
-        assert!(err.contains("move it elsewhere"), "{err}");
-
-        std::fs::remove_file(&target).unwrap();
-        std::fs::create_dir(&target).unwrap();
-        assert!(matches!(
-            check_context_free(&binary, &root),
-            Err(RuntimeBinaryError::Occupied { .. })
-        ));
     }
 }

@@ -15,11 +15,6 @@ use crate::schema::SpecSchema;
 pub const HELM_OPERATOR_VERSION: &str = "v1.42.3";
 pub const HELM_OPERATOR_IMAGE: &str = "quay.io/operator-framework/helm-operator:v1.42.3";
 
-/// The base image of the operator-rs runtime's Dockerfile: small, with a numeric non-root
-/// user, and with the C libraries the operator-rs binary is linked against (`ldd` names
-/// libc, libm, libgcc_s and the loader), which distroless's "cc" variant carries.
-pub const OPERATOR_RS_BASE_IMAGE: &str = "gcr.io/distroless/cc-debian12:nonroot";
-
 /// One Kind served by a chart.
 pub struct HelmApi<'a> {
     pub group: String,
@@ -136,7 +131,11 @@ pub fn plan(project: &HelmProject) -> Result<FilePlan, TemplateError> {
     let mut context = role_context(role);
     context.insert("helm_operator_image", HELM_OPERATOR_IMAGE);
     context.insert("helm_operator_version", HELM_OPERATOR_VERSION);
-    context.insert("operator_rs_base_image", OPERATOR_RS_BASE_IMAGE);
+    // The published base image of this operator-rs; `build` makes one locally when it can.
+    context.insert(
+        "operator_rs_base_image",
+        &crate::image::base_image::published(),
+    );
     context.insert("runtime", project.runtime.as_str());
     let watches: Vec<WatchEntry> = project.apis.iter().map(WatchEntry::from).collect();
     context.insert("apis", &watches);
