@@ -18,7 +18,7 @@ use base64::Engine;
 use operator_rs::helm_runtime::stored_release::{self, Release};
 use serde_json::Value;
 use support::helm_oracle::{HelmOracle, HelmReleases, RenderRequest};
-use support::operator::{Running, wait_for};
+use support::operator::{Running, rss_kib, wait_for};
 use support::project_on_server::{NAMESPACE, ProjectOnServer};
 
 const GROUP: &str = "charts.example.com";
@@ -1508,15 +1508,144 @@ fn figures() {
     assert!(run.wait_exit(DEADLINE).success(), "{}", run.logs());
 }
 
-/// VmRSS of `pid`, in KiB.
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .unwrap()
+/// Scale figures of the runtime (issue 32), for `benches/helm_operator.sh`: for each count of
+/// hello-world custom resources in `OPERATOR_RS_BENCH_CRS` (default `10,100,1000`), all
+/// created at once with one `kubectl apply --server-side`: the time until every one is
+/// Deployed, the process's RSS and CPU time then, and the API requests per reconcile of an
+/// unchanged resource (from the test server's request log and the runtime's reconcile
+/// counter, over a few periodic reconciles); then the RSS after 2,000 ConfigMaps that no
+/// release owns appear in the watched namespace (which a metadata watch narrowed by the chart
+/// label must not hold).
+#[test]
+#[ignore = "a benchmark: run it by name"]
+fn scale_figures() {
+    let counts: Vec<usize> = std::env::var("OPERATOR_RS_BENCH_CRS")
+        .unwrap_or_else(|_| "10,100,1000".into())
+        .split(',')
+        .map(|n| {
+            n.trim()
+                .parse()
+                .expect("OPERATOR_RS_BENCH_CRS: numbers, comma-separated")
+        })
+        .collect();
+    for count in counts {
+        scale_figures_with(count);
+    }
+}
+
+fn scale_figures_with(count: usize) {
+    let deadline = Duration::from_secs(60 + count as u64);
+    let setup = Setup::new();
+    let period = 10;
+    let run = setup.run(
+        &[
+            "--health-probe-bind-address=0",
+            "--metrics-bind-address=127.0.0.1:0",
+            &format!("--reconcile-period={period}s"),
+            "--max-concurrent-reconciles=4",
+        ],
+        &[],
+    );
+    let logs = || {
+        let stderr = run.stderr();
+        stderr[stderr.len().saturating_sub(4000)..].to_string()
+    };
+    wait_for(
+        "the runtime to watch HelloWorld",
+        DEADLINE,
+        || run.stderr().contains("Watching resource").then_some(()),
+        logs,
+    );
+    let address = wait_for(
+        "the metrics address",
+        DEADLINE,
+        || run.printed_address("/metrics"),
+        logs,
+    );
+    let reconciles = || -> f64 {
+        let response = get(&address, "/metrics");
+        response
+            .lines()
+            .filter(|l| l.starts_with("controller_runtime_reconcile_total{"))
+            .filter_map(|l| l.rsplit_once(' ')?.1.parse::<f64>().ok())
+            .sum()
+    };
+    let items: Vec<Value> = (0..count)
+        .map(|i| {
+            serde_json::json!({
+                "apiVersion": format!("{GROUP}/v1alpha1"), "kind": "HelloWorld",
+                "metadata": {"name": format!("scale-{i}"), "namespace": NAMESPACE}, "spec": {}
+            })
+        })
+        .collect();
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let cpu_before = support::operator::cpu_time(run.pid());
+    let started = std::time::Instant::now();
+    setup.apply_file(
+        "scale.json",
+        &list.to_string(),
+        &["--server-side", "--validate=false"],
+    );
+    wait_for(
+        "every resource Deployed",
+        deadline,
+        || {
+            let deployed = setup
+                .server
+                .objects(GROUP, PLURAL)
+                .iter()
+                .filter(|cr| condition(cr, "Deployed").is_some_and(|c| c["status"] == "True"))
+                .count();
+            (deployed == count).then_some(())
+        },
+        logs,
+    );
+    let all_deployed = started.elapsed();
+    let cpu = support::operator::cpu_time(run.pid()) - cpu_before;
+    std::thread::sleep(Duration::from_secs(2));
+    let rss = rss_kib(run.pid());
+
+    // Idle: only periodic reconciles of unchanged resources.
+    let reconciles_before = reconciles();
+    setup.server.reset_requests();
+    std::thread::sleep(Duration::from_secs(2 * period + 2));
+    let idle_requests = setup.server.request_count();
+    let idle_reconciles = reconciles() - reconciles_before;
+
+    // Unrelated objects in the watched namespace: the RSS must not move.
+    let configmaps: Vec<Value> = (0..2000)
+        .map(|i| {
+            serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": format!("unrelated-{i}"), "namespace": NAMESPACE},
+                "data": {"payload": "x".repeat(512)}})
+        })
+        .collect();
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": configmaps});
+    setup.apply_file(
+        "unrelated.json",
+        &list.to_string(),
+        &["--server-side", "--validate=false"],
+    );
+    std::thread::sleep(Duration::from_secs(period + 2));
+    let rss_unrelated = rss_kib(run.pid());
+    for (name, value) in [
+        (
+            "all_deployed_s",
+            format!("{:.1}", all_deployed.as_secs_f64()),
+        ),
+        ("rss_kib", rss.to_string()),
+        ("cpu_s", format!("{:.2}", cpu.as_secs_f64())),
+        (
+            "api_requests_per_idle_reconcile",
+            format!("{:.2}", idle_requests as f64 / idle_reconciles.max(1.0)),
+        ),
+        ("idle_reconciles", idle_reconciles.to_string()),
+        ("rss_after_2000_unrelated_kib", rss_unrelated.to_string()),
+    ] {
+        println!("FIGURE crs_{count}_{name} {value}");
+    }
+    run.signal("TERM");
+    assert!(run.wait_exit(DEADLINE).success(), "{}", logs());
 }
 
 /// The image's entrypoint, `operator-rs helm-operator-runtime`, as a real process outside any
