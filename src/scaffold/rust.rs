@@ -130,7 +130,16 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
         "metrics.rs",
         "server.rs",
         "leader.rs",
+        "shutdown.rs",
         "telemetry.rs",
+        // What every controller shares, written once: `create api` adds controllers that use it.
+        "reconcile/mod.rs",
+        "reconcile/backoff.rs",
+        "reconcile/conditions.rs",
+        "reconcile/events.rs",
+        "reconcile/ownership.rs",
+        "reconcile/rollout.rs",
+        "reconcile/testing.rs",
     ] {
         plan.add(
             format!("src/{file}"),
@@ -320,6 +329,10 @@ fn project_context(name: &ProjectName) -> templates::Context {
     context.insert("project_name", name.as_str());
     context.insert("crate_name", &name.snake());
     context.insert("crd_header", CRD_HEADER);
+    // The Lease of leader election: the default of `--leader-election-id` in main.rs, the flag in
+    // deploy/operator.yaml and the only Lease deploy/role.yaml lets the operator write, from this
+    // one value so that they cannot disagree.
+    context.insert("leader_election_id", &format!("{name}-leader"));
     context
 }
 
@@ -461,6 +474,8 @@ mod tests {
             }
         }
         declared.sort();
+        // tokio is in both tables: once more in [dev-dependencies] with "test-util".
+        declared.dedup();
         let lock = text(&plan, "Cargo.lock");
         let root = lock
             .split("\n[[package]]\n")
