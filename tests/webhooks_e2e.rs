@@ -29,8 +29,18 @@ const SERVICE: &str = "memcached-webhook-operator-webhook";
 const SECRET: &str = "memcached-webhook-operator-webhook-server-cert";
 const MUTATE: &str = "/mutate-cache-example-com-v1alpha1-memcached";
 const VALIDATE: &str = "/validate-cache-example-com-v1alpha1-memcached";
-const DEFAULT_IMAGE: &str = "memcached:1.6-alpine";
 const REFUSAL: &str = "admission webhook \"vmemcached-v1alpha1.cache.example.com\" denied the request: spec.size: Invalid value: 1000: must be at most 100";
+
+/// The kind's default image, as the generated types declare it (`DEFAULT_IMAGE`).
+fn default_image() -> String {
+    let types =
+        std::fs::read_to_string(built().project.join("src/api/v1alpha1/memcached.rs")).unwrap();
+    let line = types
+        .lines()
+        .find(|l| l.starts_with("pub const DEFAULT_IMAGE: &str = "))
+        .expect("DEFAULT_IMAGE in the types");
+    line.split('"').nth(1).unwrap().to_string()
+}
 
 /// The first build of a generated project compiles its whole dependency tree.
 const BUILD_DEADLINE: Duration = Duration::from_secs(30 * 60);
@@ -302,7 +312,7 @@ fn assert_webhooks_seen_by_kubectl(cluster: &Cluster, context: impl Fn() -> Stri
             .server
             .object("cache.example.com", "memcacheds", Some(NAMESPACE), name)
             .unwrap();
-        assert_eq!(stored["spec"]["image"], DEFAULT_IMAGE, "{stored}");
+        assert_eq!(stored["spec"]["image"], default_image(), "{stored}");
     }
 
     let refused = cluster.kubectl_input(
@@ -645,7 +655,7 @@ fn in_cluster_the_operator_makes_injects_and_rotates_its_certificates_without_a_
             "request {i} failed during the rotation: {answer}\n{}",
             logs()
         );
-        assert_eq!(answer["spec"]["image"], DEFAULT_IMAGE);
+        assert_eq!(answer["spec"]["image"], default_image());
         let (status, answer) = cluster.request(
             "GET",
             &format!("/apis/cache.example.com/v1beta1/namespaces/{NAMESPACE}/memcacheds/{name}"),
