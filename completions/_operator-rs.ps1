@@ -74,6 +74,7 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('api', 'api', [CompletionResultType]::ParameterValue, 'Add a Kind (with its chart or controller) to the project in this directory or above')
+            [CompletionResult]::new('webhook', 'webhook', [CompletionResultType]::ParameterValue, 'Add a defaulting, validation or conversion webhook for a Kind of the Rust project in this directory or above')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -97,12 +98,30 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'operator-rs;create;webhook' {
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'The Kind, as the project has it')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'API version of the types the admission webhooks see, and the hub of conversion [default: the version the kind is stored in]')
+            [CompletionResult]::new('--defaulting', '--defaulting', [CompletionResultType]::ParameterName, 'A defaulting (mutating) webhook: src/webhooks/<kind>.rs fills in what an object left out')
+            [CompletionResult]::new('--validation', '--validation', [CompletionResultType]::ParameterName, 'A validation webhook for create, update and delete (kubebuilder''s --programmatic-validation is accepted)')
+            [CompletionResult]::new('--conversion', '--conversion', [CompletionResultType]::ParameterName, 'A conversion webhook between the kind''s versions, through the storage version')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Never ask; use defaults for values not given (implied without a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'operator-rs;create;help' {
             [CompletionResult]::new('api', 'api', [CompletionResultType]::ParameterValue, 'Add a Kind (with its chart or controller) to the project in this directory or above')
+            [CompletionResult]::new('webhook', 'webhook', [CompletionResultType]::ParameterValue, 'Add a defaulting, validation or conversion webhook for a Kind of the Rust project in this directory or above')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'operator-rs;create;help;api' {
+            break
+        }
+        'operator-rs;create;help;webhook' {
             break
         }
         'operator-rs;create;help;help' {
@@ -329,9 +348,13 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
         }
         'operator-rs;help;create' {
             [CompletionResult]::new('api', 'api', [CompletionResultType]::ParameterValue, 'Add a Kind (with its chart or controller) to the project in this directory or above')
+            [CompletionResult]::new('webhook', 'webhook', [CompletionResultType]::ParameterValue, 'Add a defaulting, validation or conversion webhook for a Kind of the Rust project in this directory or above')
             break
         }
         'operator-rs;help;create;api' {
+            break
+        }
+        'operator-rs;help;create;webhook' {
             break
         }
         'operator-rs;help;completion' {

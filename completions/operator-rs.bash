@@ -52,11 +52,17 @@ _operator__rs() {
             operator__rs__subcmd__create,help)
                 cmd="operator__rs__subcmd__create__subcmd__help"
                 ;;
+            operator__rs__subcmd__create,webhook)
+                cmd="operator__rs__subcmd__create__subcmd__webhook"
+                ;;
             operator__rs__subcmd__create__subcmd__help,api)
                 cmd="operator__rs__subcmd__create__subcmd__help__subcmd__api"
                 ;;
             operator__rs__subcmd__create__subcmd__help,help)
                 cmd="operator__rs__subcmd__create__subcmd__help__subcmd__help"
+                ;;
+            operator__rs__subcmd__create__subcmd__help,webhook)
+                cmd="operator__rs__subcmd__create__subcmd__help__subcmd__webhook"
                 ;;
             operator__rs__subcmd__generate,bundle)
                 cmd="operator__rs__subcmd__generate__subcmd__bundle"
@@ -114,6 +120,9 @@ _operator__rs() {
                 ;;
             operator__rs__subcmd__help__subcmd__create,api)
                 cmd="operator__rs__subcmd__help__subcmd__create__subcmd__api"
+                ;;
+            operator__rs__subcmd__help__subcmd__create,webhook)
+                cmd="operator__rs__subcmd__help__subcmd__create__subcmd__webhook"
                 ;;
             operator__rs__subcmd__help__subcmd__generate,bundle)
                 cmd="operator__rs__subcmd__help__subcmd__generate__subcmd__bundle"
@@ -197,7 +206,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__create)
-            opts="-q -y -h -V --quiet --yes --help --version api help"
+            opts="-q -y -h -V --quiet --yes --help --version api webhook help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -257,7 +266,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__create__subcmd__help)
-            opts="api help"
+            opts="api webhook help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -291,6 +300,42 @@ _operator__rs() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__create__subcmd__help__subcmd__webhook)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__create__subcmd__webhook)
+            opts="-q -y -h --kind --version --defaulting --validation --conversion --quiet --yes --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kind)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -553,7 +598,7 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__help__subcmd__create)
-            opts="api"
+            opts="api webhook"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -567,6 +612,20 @@ _operator__rs() {
             return 0
             ;;
         operator__subcmd__rs__subcmd__help__subcmd__create__subcmd__api)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        operator__subcmd__rs__subcmd__help__subcmd__create__subcmd__webhook)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

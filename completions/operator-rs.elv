@@ -69,6 +69,7 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand api 'Add a Kind (with its chart or controller) to the project in this directory or above'
+            cand webhook 'Add a defaulting, validation or conversion webhook for a Kind of the Rust project in this directory or above'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'operator-rs;create;api'= {
@@ -90,11 +91,27 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'operator-rs;create;webhook'= {
+            cand --kind 'The Kind, as the project has it'
+            cand --version 'API version of the types the admission webhooks see, and the hub of conversion [default: the version the kind is stored in]'
+            cand --defaulting 'A defaulting (mutating) webhook: src/webhooks/<kind>.rs fills in what an object left out'
+            cand --validation 'A validation webhook for create, update and delete (kubebuilder''s --programmatic-validation is accepted)'
+            cand --conversion 'A conversion webhook between the kind''s versions, through the storage version'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -y 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand --yes 'Never ask; use defaults for values not given (implied without a terminal)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'operator-rs;create;help'= {
             cand api 'Add a Kind (with its chart or controller) to the project in this directory or above'
+            cand webhook 'Add a defaulting, validation or conversion webhook for a Kind of the Rust project in this directory or above'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'operator-rs;create;help;api'= {
+        }
+        &'operator-rs;create;help;webhook'= {
         }
         &'operator-rs;create;help;help'= {
         }
@@ -302,8 +319,11 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
         }
         &'operator-rs;help;create'= {
             cand api 'Add a Kind (with its chart or controller) to the project in this directory or above'
+            cand webhook 'Add a defaulting, validation or conversion webhook for a Kind of the Rust project in this directory or above'
         }
         &'operator-rs;help;create;api'= {
+        }
+        &'operator-rs;help;create;webhook'= {
         }
         &'operator-rs;help;completion'= {
         }

@@ -190,6 +190,40 @@ pub struct GenerateCrdsArgs {
 pub enum CreateCommand {
     /// Add a Kind (with its chart or controller) to the project in this directory or above
     Api(CreateApiArgs),
+    /// Add a defaulting, validation or conversion webhook for a Kind of the Rust project in this directory or above
+    // --version is the kind's API version here, not operator-rs's.
+    #[command(disable_version_flag = true)]
+    Webhook(CreateWebhookArgs),
+}
+
+/// `create webhook`: at least one of the three webhooks.
+#[derive(Debug, Args)]
+#[command(group(
+    clap::ArgGroup::new("webhooks")
+        .required(true)
+        .multiple(true)
+        .args(["defaulting", "validation", "conversion"])
+))]
+pub struct CreateWebhookArgs {
+    /// The Kind, as the project has it
+    #[arg(long)]
+    pub kind: String,
+
+    /// API version of the types the admission webhooks see, and the hub of conversion [default: the version the kind is stored in]
+    #[arg(long)]
+    pub version: Option<String>,
+
+    /// A defaulting (mutating) webhook: src/webhooks/<kind>.rs fills in what an object left out
+    #[arg(long)]
+    pub defaulting: bool,
+
+    /// A validation webhook for create, update and delete (kubebuilder's --programmatic-validation is accepted)
+    #[arg(long, alias = "programmatic-validation")]
+    pub validation: bool,
+
+    /// A conversion webhook between the kind's versions, through the storage version
+    #[arg(long)]
+    pub conversion: bool,
 }
 
 /// The names of a Kind and, for Helm projects, its chart: the same flags for `new` and

@@ -87,6 +87,24 @@ pub struct Project {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
     pub resources: Vec<Resource>,
+    /// Rust projects: the webhooks `create webhook` added, one entry per kind.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub webhooks: Vec<Webhooks>,
+}
+
+/// The webhooks of one kind. Admission webhooks (defaulting, validation) serve `version`;
+/// conversion goes through `version` (the hub) when `conversion` is set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Webhooks {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defaulting: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub validation: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub conversion: bool,
 }
 
 #[derive(Debug, Error)]
@@ -118,6 +136,7 @@ impl Project {
             image: None,
             namespace: None,
             resources: Vec::new(),
+            webhooks: Vec::new(),
         }
     }
 

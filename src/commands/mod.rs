@@ -6,6 +6,7 @@ mod completion;
 mod create_api;
 mod create_api_helm;
 mod create_api_rust;
+mod create_webhook;
 mod deploy;
 mod generate;
 mod generate_bundle;
@@ -34,6 +35,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::New(args) => new::run(&ui, args),
         Command::Create(CreateCommand::Api(args)) => create_api::run(&ui, args),
+        Command::Create(CreateCommand::Webhook(args)) => create_webhook::run(&ui, args),
         Command::Completion(args) => completion::run(args),
         Command::Build(args) => build::run(&ui, args),
         Command::Deploy(args) => deploy::run(&ui, args),

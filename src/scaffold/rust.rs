@@ -11,6 +11,7 @@
 mod crd;
 pub mod idents;
 mod lockfile;
+pub mod webhooks;
 
 use serde::Serialize;
 use thiserror::Error;
@@ -155,6 +156,9 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
 
     plan.extend(registry_files(&project.name, &apis)?);
     plan.extend(api_files(&project.name, &apis[0])?);
+    // Every project can serve webhooks; `create webhook` adds the first.
+    plan.extend(webhooks::plumbing_files()?);
+    plan.extend(webhooks::registry_files(&project.name, &[])?);
     Ok(plan)
 }
 

@@ -98,6 +98,6 @@ fn crd_value(context: &templates::Context, api: &RustApi) -> Result<Value, RustS
         .map_err(|e| RustScaffoldError::CrdTemplate(api.kind.to_string(), e.to_string()))
 }
 
-fn document(crd: &Value) -> String {
+pub(super) fn document(crd: &Value) -> String {
     format!("---\n{CRD_HEADER}\n{}", crate::yaml::to_string(crd))
 }

@@ -7,6 +7,7 @@
 //! `<prefix>_leader` (1 while this replica runs the controllers) and `<prefix>_build_info`
 //! (the version, always 1).
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use prometheus_client::encoding::EncodeLabelSet;
@@ -38,6 +39,8 @@ pub struct Metrics {
     failures: Family<ErrorLabels, Counter>,
     duration: Family<ControllerLabels, Histogram>,
     leader: Gauge,
+    /// Per webhook: reviews answered and their duration (src/webhook_server/metrics.rs).
+    pub webhooks: Arc<crate::webhook_server::WebhookMetrics>,
 }
 
 impl Metrics {
@@ -75,12 +78,16 @@ impl Metrics {
             "The operator's version",
             Info::new(vec![("version", env!("CARGO_PKG_VERSION"))]),
         );
+        let webhooks = Arc::new(crate::webhook_server::WebhookMetrics::register(
+            &mut registry,
+        ));
         Metrics {
             registry,
             reconciles,
             failures,
             duration,
             leader,
+            webhooks,
         }
     }
 
