@@ -116,11 +116,32 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
         ("README.md", "rust/README.md.tera"),
         ("build/Dockerfile", "rust/build/Dockerfile.tera"),
         ("deploy/operator.yaml", "rust/deploy/operator.yaml.tera"),
+        (
+            "deploy/metrics_service.yaml",
+            "rust/deploy/metrics_service.yaml.tera",
+        ),
+        (
+            "deploy/metrics_reader_role.yaml",
+            "rust/deploy/metrics_reader_role.yaml.tera",
+        ),
+        (
+            "deploy/metrics_auth_role.yaml",
+            "rust/deploy/metrics_auth_role.yaml.tera",
+        ),
+        (
+            "deploy/prometheus/monitor.yaml",
+            "rust/deploy/prometheus/monitor.yaml.tera",
+        ),
+        (
+            "deploy/prometheus/kustomization.yaml",
+            "rust/deploy/prometheus/kustomization.yaml.tera",
+        ),
         ("src/main.rs", "rust/src/main.rs.tera"),
         ("src/lib.rs", "rust/src/lib.rs.tera"),
         ("src/context.rs", "rust/src/context.rs.tera"),
         ("src/bin/crdgen.rs", "rust/src/bin/crdgen.rs.tera"),
         (".github/workflows/ci.yaml", "rust/github/ci.yaml.tera"),
+        ("tests/e2e.rs", "rust/tests/e2e.rs.tera"),
     ] {
         plan.add(path, templates::render(template, &context)?);
     }
@@ -130,11 +151,19 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
         "server.rs",
         "leader.rs",
         "telemetry.rs",
+        "tls.rs",
+        "delegated_auth.rs",
     ] {
         plan.add(
             format!("src/{file}"),
             templates::raw(&format!("rust/src/{file}"))?,
         );
+    }
+    for (path, template) in [
+        ("rust-toolchain.toml", "rust/rust-toolchain.toml"),
+        (".github/dependabot.yml", "rust/github/dependabot.yml"),
+    ] {
+        plan.add(path, templates::raw(template)?);
     }
     let lock_template = String::from_utf8_lossy(templates::raw("rust/Cargo.lock.template")?);
     let lock = lockfile::cargo_lock(&lock_template, project.name.as_str())
@@ -316,8 +345,17 @@ fn project_context(name: &ProjectName) -> templates::Context {
     context.insert("project_name", name.as_str());
     context.insert("crate_name", &name.snake());
     context.insert("crd_header", CRD_HEADER);
+    context.insert("metrics_files", &METRICS_FILES);
     context
 }
+
+/// The files under `deploy/` that serve and protect `/metrics`, in the kustomization's order.
+/// `deploy/prometheus/` is not among them: its ServiceMonitor needs the Prometheus Operator.
+const METRICS_FILES: [&str; 3] = [
+    "metrics_service.yaml",
+    "metrics_reader_role.yaml",
+    "metrics_auth_role.yaml",
+];
 
 /// An API as the templates see it: every spelling of its names.
 #[derive(Debug, Clone, Serialize)]
