@@ -1614,3 +1614,69 @@ fn deploy_waits_for_the_webhooks_before_the_sample_and_undeploy_removes_them_fir
             .is_empty()
     );
 }
+
+#[test]
+fn a_not_found_with_a_reason_of_its_own_still_means_not_found() {
+    // Some API servers, proxies and emulators answer a missing object with 404 and a reason
+    // Kubernetes does not define; client-go reads that by its code, and so must deploy.
+    let env = Env::new();
+    env.server.answer_not_found_with("Object Not Found");
+    let stdout = env.deploy(&[]);
+    assert!(
+        stdout.contains(&format!("CustomResourceDefinition/{CRD}: created")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("Deployment/{NAME} (demo): rolled out")),
+        "{stdout}"
+    );
+    let stdout = success(env.run(&["undeploy"]));
+    assert!(
+        stdout.contains(&format!("Deployment/{NAME} (demo): deleted")),
+        "{stdout}"
+    );
+    // Gone now: each 404 (with the server's own reason) reads as not found.
+    let stdout = success(env.run(&["undeploy"]));
+    assert_eq!(lines_with(&stdout, ": not found").len(), 4, "{stdout}");
+}
+
+#[test]
+fn the_rollout_wait_outlasts_a_cut_of_the_api_server() {
+    let env = Env::new();
+    env.server.set_rollout(Rollout::Manual);
+    let deploy = env
+        .command(&[
+            "deploy",
+            "-n",
+            "demo",
+            "--image",
+            IMAGE,
+            "--timeout",
+            "120s",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while env
+        .server
+        .object("apps", "deployments", Some("demo"), NAME)
+        .is_none()
+    {
+        assert!(std::time::Instant::now() < until, "no Deployment applied");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // The API server goes away while deploy waits for the rollout, then comes back with the
+    // rollout done: deploy rides the cut out instead of failing on the first refused poll.
+    env.server
+        .cut_connections(std::time::Duration::from_secs(4));
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    env.server.complete_rollout("demo", NAME);
+    let output = deploy.wait_with_output().unwrap();
+    let stdout = success(output);
+    assert!(
+        stdout.contains(&format!("Deployment/{NAME} (demo): rolled out (1/1 ready)")),
+        "{stdout}"
+    );
+}

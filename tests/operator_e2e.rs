@@ -2,8 +2,11 @@
 //! is built once per test run (in the shared generated-projects target directory), and its real
 //! binary runs as a process against the Kubernetes API test server. The tests drive custom
 //! resources through create, drift, update, a stuck rollout and delete, hand the leader
-//! election Lease over when the leader is cut off, and stop the operator with SIGTERM; the real
-//! `kubectl` reads every result back from the same server.
+//! election Lease over when the leader is cut off, ride out the API server going away, and stop
+//! the operator with SIGTERM; the real `kubectl` reads every result back from the same server.
+//! The finalizer is seen switched off (objects that still carry it are released) and on (from a
+//! second build with `CLEANUP_WITH_FINALIZER = true`), and every request the operator makes is
+//! checked against the rules of its `deploy/role.yaml`.
 //!
 //! Waits poll with generous deadlines, which bound a failure and measure nothing, except where
 //! the operator promises a time (the lease duration, the grace period): there the deadline is
@@ -18,6 +21,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use support::cut_proxy::CutProxy;
 use support::kube_server::{KubeServer, LeaseFault, Rollout};
 use support::operator::{Running, generated_build_env, generated_target_dir, wait_for};
 
@@ -30,51 +34,72 @@ const NAMESPACE: &str = "demo";
 /// Bounds every wait for the operator: a few requests to a server on this machine.
 const DEADLINE: Duration = Duration::from_secs(60);
 /// `terminationGracePeriodSeconds` of deploy/operator.yaml: SIGTERM must end it within this.
-const GRACE_PERIOD: Duration = Duration::from_secs(10);
+const GRACE_PERIOD: Duration = Duration::from_secs(40);
+/// The finalizer of the generated controller.
+const FINALIZER: &str = "memcacheds.cache.example.com/finalizer";
 
-/// The generated operator's binary and CRD, built once for every test of this file.
+/// A generated operator's binary, CRD and role, built once for every test of this file.
 struct Built {
     binary: PathBuf,
     crd: String,
+    role: Value,
     /// deploy/metrics_reader_role.yaml: the ClusterRole that lets a caller read /metrics.
     metrics_reader_role: String,
 }
 
+/// The project as `new` makes it: the finalizer off.
 fn built() -> &'static Built {
     static BUILT: OnceLock<Built> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        // Outside the repository, which is a cargo workspace the project is no member of; the
-        // binary stays in the shared target directory when the project is gone.
-        let parent = tempfile::tempdir().unwrap();
-        let project = support::project::new_memcached_operator(parent.path(), NAME);
-        let started = Instant::now();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let output = Command::new(cargo)
-            .args(["build", "--locked", "--bin", NAME])
-            .current_dir(&project)
-            .envs(generated_build_env())
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "cargo build of the generated operator failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        eprintln!("built the generated operator in {:?}", started.elapsed());
-        let binary = generated_target_dir().join("debug").join(NAME);
-        assert!(binary.is_file(), "{} is missing", binary.display());
-        let crd = std::fs::read_to_string(
-            project.join("deploy/crds/cache.example.com_memcacheds_crd.yaml"),
-        )
+    BUILT.get_or_init(|| build(NAME, false))
+}
+
+/// The same project with `CLEANUP_WITH_FINALIZER` turned on, as a user would.
+fn built_with_finalizer() -> &'static Built {
+    static BUILT: OnceLock<Built> = OnceLock::new();
+    BUILT.get_or_init(|| build("memcached-finalizer-operator", true))
+}
+
+fn build(name: &str, with_finalizer: bool) -> Built {
+    // Outside the repository, which is a cargo workspace the project is no member of; the
+    // binary stays in the shared target directory when the project is gone.
+    let parent = tempfile::tempdir().unwrap();
+    let project = support::project::new_memcached_operator(parent.path(), name);
+    if with_finalizer {
+        let controller = project.join("src/controllers/memcached.rs");
+        let text = std::fs::read_to_string(&controller).unwrap();
+        let off = "pub const CLEANUP_WITH_FINALIZER: bool = false;";
+        assert!(text.contains(off), "{text}");
+        let on = text.replace(off, "pub const CLEANUP_WITH_FINALIZER: bool = true;");
+        std::fs::write(&controller, on).unwrap();
+    }
+    let started = Instant::now();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        // Every target, as the project's own tests build it: one build of tokio (with the
+        // "test-util" of [dev-dependencies]) serves both.
+        .args(["build", "--locked", "--all-targets"])
+        .current_dir(&project)
+        .envs(generated_build_env())
+        .output()
         .unwrap();
-        let metrics_reader_role =
-            std::fs::read_to_string(project.join("deploy/metrics_reader_role.yaml")).unwrap();
-        Built {
-            binary,
-            crd,
-            metrics_reader_role,
-        }
-    })
+    assert!(
+        output.status.success(),
+        "cargo build of the generated operator failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    eprintln!(
+        "built the generated operator {name} in {:?}",
+        started.elapsed()
+    );
+    let binary = generated_target_dir().join("debug").join(name);
+    assert!(binary.is_file(), "{} is missing", binary.display());
+    let read = |path: &str| std::fs::read_to_string(project.join(path)).unwrap();
+    Built {
+        binary,
+        crd: read("deploy/crds/cache.example.com_memcacheds_crd.yaml"),
+        role: operator_rs::yaml::from_str(&read("deploy/role.yaml")).unwrap(),
+        metrics_reader_role: read("deploy/metrics_reader_role.yaml"),
+    }
 }
 
 /// A test server with the CRD applied and the namespace created, and a kubectl for it.
@@ -144,12 +169,22 @@ impl Cluster {
 
     /// `kubectl apply --server-side` of a custom resource of the sample's shape.
     fn apply_memcached(&self, name: &str, size: i64, image: &str) {
-        let object = json!({
+        self.apply_memcached_with(name, size, image, &[]);
+    }
+
+    /// [`Cluster::apply_memcached`] with `finalizers`.
+    fn apply_memcached_with(&self, name: &str, size: i64, image: &str, finalizers: &[&str]) {
+        let mut object = json!({
             "apiVersion": "cache.example.com/v1alpha1",
             "kind": "Memcached",
             "metadata": {"name": name, "namespace": NAMESPACE},
             "spec": {"size": size, "image": image},
         });
+        // Only when asked: an applied empty list would be this manager's, and remove the
+        // operator's finalizer at the next apply.
+        if !finalizers.is_empty() {
+            object["metadata"]["finalizers"] = json!(finalizers);
+        }
         let file = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(file.path(), object.to_string()).unwrap();
         self.kubectl(&[
@@ -187,7 +222,18 @@ impl Cluster {
     /// taken by a parallel test before the operator binds it. Metrics are plain HTTP
     /// (`--metrics-secure=false`, as for a local run) unless `args` say otherwise.
     fn operator(&self, label: &str, args: &[&str]) -> Running {
-        let mut command = Command::new(&built().binary);
+        self.operator_of(built(), &self.server.kubeconfig(), label, args)
+    }
+
+    /// [`Cluster::operator`] of another build, or through another kubeconfig.
+    fn operator_of(
+        &self,
+        built: &Built,
+        kubeconfig: &std::path::Path,
+        label: &str,
+        args: &[&str],
+    ) -> Running {
+        let mut command = Command::new(&built.binary);
         if !args.iter().any(|a| a.starts_with("--metrics-secure")) {
             command.arg("--metrics-secure=false");
         }
@@ -198,7 +244,7 @@ impl Cluster {
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home.path())
-            .env("KUBECONFIG", self.server.kubeconfig())
+            .env("KUBECONFIG", kubeconfig)
             .env("WATCH_NAMESPACE", NAMESPACE)
             .env("POD_NAMESPACE", NAMESPACE)
             .env("RUST_LOG", "info")
@@ -327,6 +373,10 @@ fn a_custom_resource_is_reconciled_through_its_life() {
         "no events about the custom resource: {events}"
     );
 
+    // A condition another tool writes on the status, under its own field manager, stays
+    // through the operator's reconciliations: it applies only its own condition types.
+    apply_status_condition(server, "cache", "backup-tool", "BackupDone");
+
     // Drift: scaled by hand, put back; deleted, recreated.
     cluster.kubectl(&[
         "patch",
@@ -371,7 +421,7 @@ fn a_custom_resource_is_reconciled_through_its_life() {
         || operator.logs(),
     );
     server.complete_rollout(NAMESPACE, &child);
-    wait_for(
+    let reconciled = wait_for(
         "Ready=True at generation 2",
         DEADLINE,
         || {
@@ -379,9 +429,15 @@ fn a_custom_resource_is_reconciled_through_its_life() {
             (cr["metadata"]["generation"] == 2
                 && cr["status"]["observedGeneration"] == 2
                 && condition_is(&cr, "Ready", "True"))
-            .then_some(())
+            .then_some(cr)
         },
         || format!("{:?}\n{}", cluster.memcached("cache"), operator.logs()),
+    );
+    let backup = condition(&reconciled, "BackupDone");
+    assert_eq!(
+        backup.map(|c| &c["status"]),
+        Some(&json!("True")),
+        "{reconciled}"
     );
 
     // A rollout that never completes: Degraded, with the Deployment's reason.
@@ -425,6 +481,395 @@ fn a_custom_resource_is_reconciled_through_its_life() {
     operator.signal("TERM");
     let status = operator.wait_exit(GRACE_PERIOD);
     assert!(status.success(), "{status}\n{}", operator.logs());
+    assert_eq!(denied(server, &built().role), Vec::<String>::new());
+    // Success is logged at debug: no line per reconciliation at info.
+    assert!(
+        !operator.logs().contains("reconciled"),
+        "{}",
+        operator.logs()
+    );
+}
+
+/// Applies a condition of `type_` to the status of `name` as `manager`, with one raw request
+/// (kubectl applies no subresource here).
+fn apply_status_condition(server: &KubeServer, name: &str, manager: &str, type_: &str) {
+    let body = json!({
+        "apiVersion": "cache.example.com/v1alpha1",
+        "kind": "Memcached",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "status": {"conditions": [{
+            "type": type_, "status": "True", "reason": "Done", "message": "by another tool",
+            "lastTransitionTime": "2026-01-01T00:00:00Z"
+        }]},
+    })
+    .to_string();
+    let path = format!(
+        "/apis/{GROUP}/v1alpha1/namespaces/{NAMESPACE}/{PLURAL}/{name}/status?fieldManager={manager}&force=true"
+    );
+    let answer = raw_request(
+        server,
+        "PATCH",
+        &path,
+        "application/apply-patch+yaml",
+        &body,
+    );
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
+
+/// One HTTP request to the test server with its token; the whole answer.
+fn raw_request(
+    server: &KubeServer,
+    method: &str,
+    path: &str,
+    content_type: &str,
+    body: &str,
+) -> String {
+    let address = server.url().trim_start_matches("http://").to_string();
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nUser-Agent: e2e-test\r\nAuthorization: Bearer {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        server.token(),
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+/// The requests the operator made (everything but kubectl's and this test's own) that the
+/// rules of `role` do not allow, read as the API server's RBAC authorizer reads them: the
+/// verb from the method (and `watch` in the query), the group, resource, subresource and name
+/// from the path. Discovery (`/version`, `/api`, `/apis/...` without a resource) is allowed to
+/// every authenticated user.
+fn denied(server: &KubeServer, role: &Value) -> Vec<String> {
+    let mut denied: Vec<String> = server
+        .requests()
+        .into_iter()
+        .filter(|r| !r.user_agent.starts_with("kubectl") && !r.user_agent.starts_with("e2e"))
+        .filter(|r| !allowed(role, &r.method, &r.path, &r.query))
+        .map(|r| format!("{} {}?{}", r.method, r.path, r.query))
+        .collect();
+    denied.dedup();
+    denied
+}
+
+fn allowed(role: &Value, method: &str, path: &str, query: &str) -> bool {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let (group, rest) = match segments.as_slice() {
+        ["api", _version, rest @ ..] => ("", rest),
+        ["apis", group, _version, rest @ ..] => (*group, rest),
+        _ => return true,
+    };
+    let rest = match rest {
+        ["namespaces", _, rest @ ..] if !rest.is_empty() => rest,
+        rest => rest,
+    };
+    let Some((resource, rest)) = rest.split_first() else {
+        return true;
+    };
+    let name = rest.first().copied();
+    let resource = match rest.get(1) {
+        Some(subresource) => format!("{resource}/{subresource}"),
+        None => resource.to_string(),
+    };
+    let watch = query
+        .split('&')
+        .any(|p| p == "watch=true" || p == "watch=1");
+    let verb = match (method, name) {
+        ("GET", _) if watch => "watch",
+        ("GET", Some(_)) => "get",
+        ("GET", None) => "list",
+        ("POST", _) => "create",
+        ("PUT", _) => "update",
+        ("PATCH", _) => "patch",
+        ("DELETE", Some(_)) => "delete",
+        _ => "deletecollection",
+    };
+    let has = |rule: &Value, field: &str, value: &str| {
+        rule[field]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|v| v == value))
+    };
+    role["rules"].as_array().unwrap().iter().any(|rule| {
+        has(rule, "apiGroups", group)
+            && has(rule, "resources", &resource)
+            && has(rule, "verbs", verb)
+            && (rule.get("resourceNames").is_none()
+                || name.is_some_and(|n| has(rule, "resourceNames", n)))
+    })
+}
+
+/// With the finalizer switched off (the default), an object that still carries it, added while
+/// it was on, is released when deleted instead of staying Terminating with its namespace.
+#[test]
+fn the_finalizer_switched_off_releases_objects_that_still_carry_it() {
+    let cluster = Cluster::start();
+    let operator = cluster.operator("operator", &[]);
+    cluster.apply_memcached_with("kept", 1, "memcached:1.6-alpine", &[FINALIZER]);
+    wait_for(
+        "the Deployment of the custom resource",
+        DEADLINE,
+        || {
+            operator.assert_running();
+            cluster.child_of("kept")
+        },
+        || operator.logs(),
+    );
+    cluster.kubectl(&[
+        "delete",
+        "memcached",
+        "kept",
+        "-n",
+        NAMESPACE,
+        "--wait=false",
+    ]);
+    wait_for(
+        "the custom resource that carried the finalizer to be gone",
+        DEADLINE,
+        || cluster.get("memcached", "kept").is_none().then_some(()),
+        || format!("{:?}\n{}", cluster.memcached("kept"), operator.logs()),
+    );
+    assert_eq!(denied(&cluster.server, &built().role), Vec::<String>::new());
+}
+
+/// With the finalizer switched on, the operator adds it, runs its cleanup at deletion and
+/// removes it, with no request its deploy/role.yaml does not allow (no 403 in a cluster).
+#[test]
+fn the_finalizer_switched_on_needs_no_other_rules() {
+    let cluster = Cluster::start();
+    let built = built_with_finalizer();
+    let operator = cluster.operator_of(built, &cluster.server.kubeconfig(), "operator", &[]);
+    cluster.apply_memcached("held", 1, "memcached:1.6-alpine");
+    wait_for(
+        "the finalizer and the Deployment",
+        DEADLINE,
+        || {
+            operator.assert_running();
+            let cr = cluster.get("memcached", "held")?;
+            let finalizers = cr["metadata"]["finalizers"].as_array()?.clone();
+            (finalizers.contains(&json!(FINALIZER)) && cluster.child_of("held").is_some())
+                .then_some(())
+        },
+        || format!("{:?}\n{}", cluster.memcached("held"), operator.logs()),
+    );
+    cluster.kubectl(&[
+        "delete",
+        "memcached",
+        "held",
+        "-n",
+        NAMESPACE,
+        "--wait=false",
+    ]);
+    wait_for(
+        "the custom resource to be cleaned up and gone",
+        DEADLINE,
+        || cluster.get("memcached", "held").is_none().then_some(()),
+        || format!("{:?}\n{}", cluster.memcached("held"), operator.logs()),
+    );
+    let events = cluster.kubectl(&[
+        "get",
+        "events.v1.events.k8s.io",
+        "-n",
+        NAMESPACE,
+        "-o",
+        "json",
+    ]);
+    assert!(
+        events.contains("\"Deleting\""),
+        "no cleanup event: {events}"
+    );
+    assert_eq!(denied(&cluster.server, &built.role), Vec::<String>::new());
+}
+
+/// `text` without terminal colour sequences (`ESC [ ... m`), which tracing puts around field
+/// names.
+fn without_colours(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            chars.by_ref().find(|c| *c == 'm');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// CPU time (user and system) of a process so far, in clock ticks, from /proc.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// The API server goes away (every connection closed, new ones refused, as in a restart or a
+/// partition) and comes back. Meanwhile the operator backs off: a handful of log lines, each
+/// repeat counted, and no CPU burnt in a loop; the leader keeps its Lease across a cut shorter
+/// than the renew deadline. Afterwards it carries on without a restart: an object created
+/// during the cut gets its Deployment, and one deleted during it comes back.
+#[test]
+fn the_operator_rides_out_the_api_server_going_away() {
+    let cluster = Cluster::start();
+    let proxy = CutProxy::start(cluster.server.url().trim_start_matches("http://"));
+    let kubeconfig = through(&cluster, &proxy.url());
+    let operator = cluster.operator_of(
+        built(),
+        &kubeconfig,
+        "operator",
+        &[
+            "--leader-elect",
+            "--leader-election-id=e2e-leader",
+            "--leader-election-identity=solo",
+        ],
+    );
+    cluster.apply_memcached("before", 1, "memcached:1.6-alpine");
+    let child = wait_for(
+        "the Deployment of the custom resource",
+        DEADLINE,
+        || {
+            operator.assert_running();
+            cluster.child_of("before")
+        },
+        || operator.logs(),
+    )["metadata"]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // Shorter than the renew deadline (10 s) less a retry period (2 s) and the time since the
+    // last renewal (up to 2 s): the leader must keep its Lease.
+    let cut = Duration::from_secs(4);
+    let lines_before = operator.stdout().lines().count();
+    let cpu_before = cpu_ticks(operator.pid());
+    proxy.cut();
+    cluster.apply_memcached("during", 1, "memcached:1.6-alpine");
+    cluster.kubectl(&["delete", "deployment", &child, "-n", NAMESPACE]);
+    std::thread::sleep(cut);
+    let cpu = cpu_ticks(operator.pid()) - cpu_before;
+    let logs = without_colours(&operator.stdout());
+    let during: Vec<&str> = logs.lines().skip(lines_before).collect();
+    proxy.heal();
+
+    // A loop would burn a core for the whole cut; backing off costs next to nothing.
+    let ticks_per_second = 100; // USER_HZ on Linux
+    assert!(
+        cpu < ticks_per_second / 2,
+        "{cpu} ticks of CPU during the cut\n{logs}"
+    );
+    assert!(
+        during.len() <= 20,
+        "{} lines during the cut:\n{}",
+        during.len(),
+        during.join("\n")
+    );
+    assert!(
+        during.iter().any(|l| l.contains("failures=2")),
+        "no repeated failure counted:\n{}",
+        during.join("\n")
+    );
+
+    wait_for(
+        "the custom resource created during the cut to get its Deployment",
+        DEADLINE,
+        || {
+            operator.assert_running();
+            cluster.child_of("during")
+        },
+        || operator.logs(),
+    );
+    wait_for(
+        "the Deployment deleted during the cut to come back",
+        DEADLINE,
+        || cluster.get("deployment", &child),
+        || operator.logs(),
+    );
+    assert_eq!(holder(&cluster).as_deref(), Some("solo"));
+    operator.signal("TERM");
+    let status = operator.wait_exit(GRACE_PERIOD);
+    assert!(status.success(), "{status}\n{}", operator.logs());
+}
+
+/// A signal while the operator starts is honoured at once: here its API server accepts the
+/// connection and never answers, which the start-up would otherwise wait out (30 s) and fail.
+#[test]
+fn a_signal_during_start_up_stops_it() {
+    let cluster = Cluster::start();
+    // Bound and listening but never accepting: connections open, and nothing answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let kubeconfig = through(
+        &cluster,
+        &format!("http://{}", silent.local_addr().unwrap()),
+    );
+    let operator = cluster.operator_of(built(), &kubeconfig, "operator", &[]);
+    metrics_address(&operator);
+    operator.signal("TERM");
+    let status = operator.wait_exit(GRACE_PERIOD);
+    assert!(status.success(), "{status}\n{}", operator.logs());
+    assert!(
+        !operator.logs().contains("connected to Kubernetes"),
+        "{}",
+        operator.logs()
+    );
+}
+
+/// A second SIGTERM ends the operator at once while the first one's shutdown still waits: here
+/// on the release of its Lease, with the API server behind a partition that answers nothing.
+#[test]
+fn a_second_signal_exits_at_once() {
+    let cluster = Cluster::start();
+    let proxy = CutProxy::start(cluster.server.url().trim_start_matches("http://"));
+    let kubeconfig = through(&cluster, &proxy.url());
+    let operator = cluster.operator_of(
+        built(),
+        &kubeconfig,
+        "operator",
+        &[
+            "--leader-elect",
+            "--leader-election-id=e2e-leader",
+            "--leader-election-identity=solo",
+        ],
+    );
+    wait_for(
+        "the operator to lead",
+        DEADLINE,
+        || (holder(&cluster).as_deref() == Some("solo")).then_some(()),
+        || operator.logs(),
+    );
+    proxy.hold();
+    operator.signal("TERM");
+    wait_for(
+        "the first signal to start the shutdown",
+        DEADLINE,
+        || operator.logs().contains("shutting down").then_some(()),
+        || operator.logs(),
+    );
+    operator.signal("TERM");
+    let status = operator.wait_exit(GRACE_PERIOD);
+    assert_eq!(status.code(), Some(1), "{}", operator.logs());
+    assert!(
+        operator.logs().contains("second signal"),
+        "{}",
+        operator.logs()
+    );
+}
+
+/// A kubeconfig of the cluster's that points at `url` instead of the server.
+fn through(cluster: &Cluster, url: &str) -> PathBuf {
+    let kubeconfig = cluster
+        .home
+        .path()
+        .join(format!("{}.kubeconfig", url.replace([':', '/'], "_")));
+    let direct = std::fs::read_to_string(cluster.server.kubeconfig()).unwrap();
+    std::fs::write(&kubeconfig, direct.replace(&cluster.server.url(), url)).unwrap();
+    kubeconfig
 }
 
 /// The value of the first metric whose name ends with `suffix` (labels stripped), summed over

@@ -115,7 +115,20 @@ pub enum ControllerError {
         action: &'static str,
         /// The API's answer, or why there was none.
         answer: String,
+        reason: crate::kube::Reason,
     },
+}
+
+impl ControllerError {
+    /// False when retrying soon cannot help: the API server's answer will not change until
+    /// someone acts (see [`ManagerError::is_lasting_refusal`]).
+    fn is_transient(&self) -> bool {
+        match self {
+            ControllerError::Release { source, .. } => !source.is_lasting_refusal(),
+            ControllerError::Api { reason, .. } => reason.is_transient(),
+            _ => true,
+        }
+    }
 }
 
 /// What every reconcile of one watches.yaml entry shares.
@@ -303,11 +316,30 @@ pub async fn run(
             let log = options.log.clone();
             let kind = watch.kind.clone();
             let store = controller.store();
+            // The primary watch backs off as client-go's reflector does (kube-runtime's
+            // default trigger backoff); a queue error (the watch failing) is logged with how
+            // many came in a row. A failed reconcile is logged by `error_policy`.
+            let mut queue_failures = 0u32;
             let running = controller
                 .run(reconcile, error_policy, context.clone())
                 .for_each(move |result| {
-                    if let Err(e) = result {
-                        log.error(&format!("{kind}: {e}"));
+                    match result {
+                        Err(kube::runtime::controller::Error::ReconcilerFailed(..)) => {}
+                        Err(kube::runtime::controller::Error::QueueError(e)) => {
+                            queue_failures = queue_failures.saturating_add(1);
+                            log.error(&format!(
+                                "watch of {kind}: {e} (failed {queue_failures} times in a row; retrying with backoff)"
+                            ));
+                        }
+                        Err(e) => log.error(&format!("{kind}: {e}")),
+                        Ok(_) => {
+                            if queue_failures > 0 {
+                                log.info(&format!(
+                                    "watch of {kind} works again after {queue_failures} failed attempts"
+                                ));
+                            }
+                            queue_failures = 0;
+                        }
                     }
                     futures::future::ready(())
                 });
@@ -325,25 +357,49 @@ pub async fn run(
     Ok(())
 }
 
+/// A failed reconcile is tried again after a jittered exponential backoff; one whose cause
+/// will not change by itself (the API refused the request as forbidden, invalid or bad, or
+/// the kind is gone: its message is in the status) waits the longest step at once, so it
+/// is not retried in a loop. One line per failure, with how many came in a row.
 fn error_policy(
     object: Arc<DynamicObject>,
     error: &ControllerError,
     context: Arc<Context>,
 ) -> Action {
-    context.log.error(&format!("Reconcile failed: {error}"));
     let key = ObjectRef::from_obj_with(object.as_ref(), context.resource.clone());
-    let mut failures = context.failures.lock().unwrap_or_else(|e| e.into_inner());
-    let count = failures.entry(key).or_insert(0);
-    *count = count.saturating_add(1);
-    Action::requeue(retry_delay(*count))
+    let count = {
+        let mut failures = context.failures.lock().unwrap_or_else(|e| e.into_inner());
+        let count = failures.entry(key).or_insert(0);
+        *count = count.saturating_add(1);
+        *count
+    };
+    let lasting = !error.is_transient();
+    let delay = if lasting {
+        crate::kube::jittered(RETRY_CAP)
+    } else {
+        retry_delay(count)
+    };
+    context.log.error(&format!(
+        "Reconcile failed ({count} in a row; retrying in {}{}): {error}",
+        crate::duration::display(Duration::from_secs(delay.as_secs().max(1))),
+        if lasting {
+            ", the API's answer will not change until someone acts"
+        } else {
+            ""
+        }
+    ));
+    Action::requeue(delay)
 }
 
-/// Exponential backoff from 1 s, doubling up to 5 minutes, as a failed install or upgrade is
-/// retried (controller-runtime's limiter grows from 5 ms to 1000 s; a second is kinder to
-/// the API server and to the log).
+/// The longest pause between retries of a failed reconcile.
+const RETRY_CAP: Duration = Duration::from_secs(300);
+
+/// Exponential backoff from 1 s, doubling up to 5 minutes, jittered, as a failed install or
+/// upgrade is retried (controller-runtime's limiter grows from 5 ms to 1000 s; a second is
+/// kinder to the API server and to the log).
 fn retry_delay(failures: u32) -> Duration {
     let seconds = 1u64 << failures.saturating_sub(1).min(9);
-    Duration::from_secs(seconds.min(300))
+    crate::kube::jittered(Duration::from_secs(seconds)).min(RETRY_CAP)
 }
 
 /// The outcome of one reconcile of a live custom resource.
@@ -452,7 +508,7 @@ impl<'a> Reconcile<'a> {
     }
 
     fn api_error(&self, action: &'static str, source: kube::Error) -> ControllerError {
-        if matches!(&source, kube::Error::Api(status) if status.code == 404) {
+        if crate::kube::is_not_found(&source) {
             return ControllerError::Gone {
                 kind: self.context.watch.kind.clone(),
                 object: self.display(),
@@ -462,6 +518,7 @@ impl<'a> Reconcile<'a> {
             kind: self.context.watch.kind.clone(),
             object: self.display(),
             action,
+            reason: crate::kube::Reason::of(&source),
             answer: match source {
                 kube::Error::Api(status) => format!(
                     "the API answered {} {}: {}",
@@ -749,7 +806,10 @@ impl<'a> Reconcile<'a> {
     }
 
     async fn failed(&self, status: &mut Status, reason: &str, error: &ManagerError) {
-        self.log_error(&format!("Release failed: {error}"));
+        // A failure that repeats is logged by `error_policy`, once per retry with its count.
+        if !self.failing_already() {
+            self.log_error(&format!("Release failed: {error}"));
+        }
         status.set(status::RELEASE_FAILED, true, reason, &error.to_string());
         self.write_status(status).await;
     }
@@ -757,9 +817,23 @@ impl<'a> Reconcile<'a> {
     /// Writes the status on a path that already fails: a failure to write it is logged,
     /// the first error is the one returned.
     async fn write_status(&self, status: &Status) {
-        if let Err(e) = self.update_status(status).await {
+        if let Err(e) = self.update_status(status).await
+            && !self.failing_already()
+        {
             self.log_error(&format!("Failed to update status: {e}"));
         }
+    }
+
+    /// Whether the reconciles of this resource failed already, the last one included: its
+    /// failure is being retried, and logged once per retry.
+    fn failing_already(&self) -> bool {
+        let key = ObjectRef::from_obj_with(self.object, self.context.resource.clone());
+        self.context
+            .failures
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+            .is_some_and(|count| *count > 0)
     }
 
     /// Writes the status; returns the resource's new resourceVersion.
@@ -881,10 +955,17 @@ mod tests {
 
     #[test]
     fn retries_back_off_up_to_five_minutes() {
-        assert_eq!(retry_delay(1), Duration::from_secs(1));
-        assert_eq!(retry_delay(2), Duration::from_secs(2));
-        assert_eq!(retry_delay(5), Duration::from_secs(16));
-        assert_eq!(retry_delay(40), Duration::from_secs(300));
+        let within = |failures, seconds: f64| {
+            let delay = retry_delay(failures).as_secs_f64();
+            assert!(
+                delay >= seconds.min(300.0) && delay <= (seconds * 1.5).min(300.0),
+                "{failures}: {delay}"
+            );
+        };
+        within(1, 1.0);
+        within(2, 2.0);
+        within(5, 16.0);
+        within(40, 300.0);
     }
 
     #[test]

@@ -5,12 +5,13 @@
 //! annotations. As the helm-operator's dependent watches, a watch per kind starts with the
 //! first release that renders the kind and lasts as long as the runtime.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 use kube::api::{Api, DynamicObject, PartialObjectMeta};
 use kube::discovery::ApiResource;
+use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use kube::{Client, ResourceExt};
 use tokio::sync::mpsc::UnboundedSender;
@@ -83,27 +84,80 @@ impl Dependents {
                 };
             for api in apis {
                 let this = self.clone();
-                tokio::spawn(async move { this.follow(api).await });
+                let kind = format!("{} {}", served.resource.api_version, served.resource.kind);
+                tokio::spawn(async move { this.follow(api, kind).await });
             }
         }
     }
 
-    async fn follow(&self, api: Api<PartialObjectMeta<DynamicObject>>) {
+    /// Follows one watch for good. A failed watch (the API server away, the resourceVersion
+    /// expired) is started again after client-go's reflector backoff (800 ms doubling to
+    /// 30 s, jittered), relisting when it must; each failure is one line with how many came
+    /// in a row, and the recovery one more. An object that went while the watch was down
+    /// is missing from the relist, and its owner is reconciled then, as an informer's
+    /// relist reports the deletions it missed.
+    async fn follow(&self, api: Api<PartialObjectMeta<DynamicObject>>, kind: String) {
         let config = watcher::Config::default().labels(&self.label);
-        let mut events = std::pin::pin!(watcher::watcher(api, config));
+        let mut events = std::pin::pin!(watcher::watcher(api, config).default_backoff());
+        let mut failures = 0u32;
+        // The owners of the objects seen, by the objects' namespace and name; and, while a
+        // relist is under way, the same for the objects it lists.
+        let mut known: HashMap<(Option<String>, String), DynamicObject> = HashMap::new();
+        let mut relisted: Option<HashMap<(Option<String>, String), DynamicObject>> = None;
         while let Some(event) = events.next().await {
-            let object = match event {
+            if event.is_ok() && failures > 0 {
+                self.log.info(&format!(
+                    "dependent watch of {} ({kind}) works again after {failures} failed attempts",
+                    self.owner.kind
+                ));
+                failures = 0;
+            }
+            let key =
+                |object: &PartialObjectMeta<DynamicObject>| (object.namespace(), object.name_any());
+            let owners: Vec<DynamicObject> = match event {
                 // Every watch event is a change somebody made (a no-op apply writes nothing);
                 // the objects listed when the watch (re)starts are not.
-                Ok(Event::Apply(object) | Event::Delete(object)) => object,
-                Ok(_) => continue,
+                Ok(Event::Apply(object)) => {
+                    let owner = self.owner_of(&object);
+                    if let Some(owner) = &owner {
+                        known.insert(key(&object), owner.clone());
+                    }
+                    owner.into_iter().collect()
+                }
+                Ok(Event::Delete(object)) => {
+                    known.remove(&key(&object));
+                    self.owner_of(&object).into_iter().collect()
+                }
+                Ok(Event::Init) => {
+                    relisted = Some(HashMap::new());
+                    continue;
+                }
+                Ok(Event::InitApply(object)) => {
+                    if let (Some(listed), Some(owner)) = (&mut relisted, self.owner_of(&object)) {
+                        listed.insert(key(&object), owner);
+                    }
+                    continue;
+                }
+                Ok(Event::InitDone) => {
+                    let listed = relisted.take().unwrap_or_default();
+                    let gone: Vec<DynamicObject> = known
+                        .iter()
+                        .filter(|(object, _)| !listed.contains_key(*object))
+                        .map(|(_, owner)| owner.clone())
+                        .collect();
+                    known = listed;
+                    gone
+                }
                 Err(e) => {
-                    self.log
-                        .error(&format!("dependent watch of {}: {e}", self.owner.kind));
+                    failures = failures.saturating_add(1);
+                    self.log.error(&format!(
+                        "dependent watch of {} ({kind}): {e} (failed {failures} times in a row; retrying with backoff)",
+                        self.owner.kind
+                    ));
                     continue;
                 }
             };
-            if let Some(owner) = self.owner_of(&object) {
+            for owner in owners {
                 let sent = self
                     .triggers
                     .iter()

@@ -135,11 +135,65 @@ pub enum ManagerError {
         version: i64,
         stored: String,
     },
+    #[error(
+        "release \"{release}\" revision {version} would be stored in a Secret of {size} bytes ({size_mib:.2} MiB), over Kubernetes' limit of {limit} bytes (1 MiB) for a Secret's data; nothing was applied. Make the chart's stored form smaller: move large files out of the chart (into an image, or a ConfigMap the chart does not carry), drop files the templates do not use (.helmignore), or shorten the values of the custom resource"
+    )]
+    TooLarge {
+        release: String,
+        version: i64,
+        size: usize,
+        size_mib: f64,
+        limit: usize,
+    },
     #[error("uninstall of release \"{release}\" finished with errors: {}", errors.join("; "))]
     UninstallIncomplete {
         release: String,
         errors: Vec<String>,
     },
+}
+
+impl ManagerError {
+    /// True when the failure is an API server's answer that will not change until someone
+    /// acts (a refusal, an invalid object, a kind that is gone); anything else, the server
+    /// being away or busy included, may pass by itself.
+    pub fn is_lasting_refusal(&self) -> bool {
+        match self {
+            ManagerError::Kube { source, .. } => !source.is_transient(),
+            ManagerError::Store(
+                StoreError::Api { source, .. } | StoreError::List { source, .. },
+            ) => {
+                !crate::kube::Reason::of(source).is_transient()
+                    && !matches!(crate::kube::Reason::of(source), crate::kube::Reason::Other)
+            }
+            ManagerError::Hook(HookError::Api { source, .. }) => !source.is_transient(),
+            // The same chart and values make the same release: only a change helps.
+            ManagerError::TooLarge { .. } => true,
+            ManagerError::InstallFailed { cause, .. }
+            | ManagerError::UpgradeFailed { cause, .. }
+            | ManagerError::RollbackFailed { cause, .. } => cause.is_lasting_refusal(),
+            _ => false,
+        }
+    }
+}
+
+/// The most a Secret's data may hold (the API server's `MaxSecretSize`): a release Helm's
+/// way stores in one Secret must fit, or its write is refused after objects were applied.
+pub const SECRET_DATA_LIMIT: usize = 1024 * 1024;
+
+/// Refuses a release whose Secret would pass [`SECRET_DATA_LIMIT`], before it is stored and
+/// before any of its objects is applied.
+fn check_size(release: &Release) -> Result<(), ManagerError> {
+    let size = stored_release::encode(release).len();
+    if size <= SECRET_DATA_LIMIT {
+        return Ok(());
+    }
+    Err(ManagerError::TooLarge {
+        release: release.name.clone(),
+        version: release.version,
+        size,
+        size_mib: size as f64 / SECRET_DATA_LIMIT as f64,
+        limit: SECRET_DATA_LIMIT,
+    })
 }
 
 /// How a manager renders and waits.
@@ -428,6 +482,7 @@ impl ReleaseManager {
             notes: rendered.notes.clone(),
             ..Info::default()
         });
+        check_size(&release)?;
         store.create(&release).await?;
 
         match self
@@ -681,10 +736,6 @@ impl ReleaseManager {
         let objects = self
             .release_objects(cluster, &manifest_text(&rendered))
             .await?;
-        let obsolete = self
-            .replace_objects(cluster, &deployed.manifest, &objects)
-            .await?;
-
         let mut release = self.record(&rendered, values, version);
         release.info = Some(Info {
             first_deployed: deployed.info.as_ref().and_then(|i| i.first_deployed),
@@ -694,6 +745,10 @@ impl ReleaseManager {
             notes: rendered.notes.clone(),
             ..Info::default()
         });
+        check_size(&release)?;
+        let obsolete = self
+            .replace_objects(cluster, &deployed.manifest, &objects)
+            .await?;
         store.create(&release).await?;
 
         let performed = self

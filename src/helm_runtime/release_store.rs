@@ -122,9 +122,7 @@ impl ReleaseStore {
     /// One revision; `None` when there is no such Secret.
     pub async fn get(&self, name: &str, version: i64) -> Result<Option<Release>, StoreError> {
         let key = secret_name(name, version);
-        let secret = self
-            .api
-            .get_opt(&key)
+        let secret = crate::kube::get_optional(&self.api, &key)
             .await
             .map_err(|e| self.api_error("get", &key, e))?;
         secret.map(|s| self.decode_secret(&s)).transpose()
@@ -137,12 +135,20 @@ impl ReleaseStore {
         let secret = to_secret(&key, release, "createdAt");
         match self.api.create(&PostParams::default(), &secret).await {
             Ok(_) => Ok(()),
-            Err(kube::Error::Api(status)) if status.code == 409 => Err(StoreError::Exists {
-                release: release.name.clone(),
-                version: release.version,
-                namespace: self.namespace.clone(),
-                secret: key,
-            }),
+            // AlreadyExists; a 409 of a server whose reason is its own reads as Conflict.
+            Err(e)
+                if matches!(
+                    crate::kube::Reason::of(&e),
+                    crate::kube::Reason::AlreadyExists | crate::kube::Reason::Conflict
+                ) =>
+            {
+                Err(StoreError::Exists {
+                    release: release.name.clone(),
+                    version: release.version,
+                    namespace: self.namespace.clone(),
+                    secret: key,
+                })
+            }
             Err(e) => Err(self.api_error("create", &key, e)),
         }
     }
@@ -216,7 +222,7 @@ impl ReleaseStore {
         let key = secret_name(name, version);
         match self.api.delete(&key, &DeleteParams::default()).await {
             Ok(_) => Ok(Some(release)),
-            Err(kube::Error::Api(status)) if status.code == 404 => Ok(None),
+            Err(e) if crate::kube::is_not_found(&e) => Ok(None),
             Err(e) => Err(self.api_error("delete", &key, e)),
         }
     }

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::applied::{Record, our_apply_time, resource_version};
 use super::cluster::{Cluster, FIELD_MANAGER, Served};
-use super::error::KubeError;
+use super::error::{KubeError, Reason, get_optional};
 use crate::manifests::Manifest;
 use crate::manifests::Scope;
 
@@ -81,16 +81,23 @@ impl Cluster {
         };
         match api.create(&params, &object).await {
             Ok(_) => Ok(Outcome::Created),
-            Err(kube::Error::Api(status)) if status.code == 409 => Ok(Outcome::Unchanged),
+            Err(e)
+                if Reason::of(&e) == Reason::Conflict
+                    || Reason::of(&e) == Reason::AlreadyExists =>
+            {
+                Ok(Outcome::Unchanged)
+            }
             // Users with rights inside the namespace only cannot create namespaces; that is
             // fine when it exists already.
-            Err(kube::Error::Api(status)) if status.code == 403 => match api.get_opt(name).await {
-                Ok(Some(_)) => Ok(Outcome::Unchanged),
-                _ => {
-                    let action = Cluster::action("create", served, None, Some(name));
-                    Err(self.fail(kube::Error::Api(status), action).await)
+            Err(kube::Error::Api(status)) if Reason::of_status(&status) == Reason::Forbidden => {
+                match get_optional(&api, name).await {
+                    Ok(Some(_)) => Ok(Outcome::Unchanged),
+                    _ => {
+                        let action = Cluster::action("create", served, None, Some(name));
+                        Err(self.fail(kube::Error::Api(status), action).await)
+                    }
                 }
-            },
+            }
             Err(e) => {
                 let action = Cluster::action("create", served, None, Some(name));
                 Err(self.fail(e, action).await)
@@ -145,7 +152,7 @@ impl Cluster {
             });
         }
 
-        let before = match api.get_opt(name).await {
+        let before = match get_optional(&api, name).await {
             Ok(before) => before,
             Err(e) => {
                 let action = Cluster::action("get", served, namespace, Some(name));
@@ -158,9 +165,7 @@ impl Cluster {
             .await
         {
             Ok(after) => after,
-            Err(kube::Error::Api(status))
-                if status.code == 409 && ownership == Ownership::Respect =>
-            {
+            Err(e) if Reason::of(&e) == Reason::Conflict && ownership == Ownership::Respect => {
                 let object = serde_json::to_value(&before).unwrap_or(Value::Null);
                 return Ok(Applied {
                     outcome: Outcome::Kept,

@@ -12,7 +12,7 @@ use kube::{Api, Client};
 use super::applied::Records;
 use super::connect::{ConnectOptions, Target};
 use super::discovery::{self, DiskCache, Failure, GroupList, ResourceList};
-use super::error::{Action, Endpoint, KubeError};
+use super::error::{Action, Endpoint, KubeError, Reason};
 use crate::manifests::{Manifest, Scope};
 
 pub const FIELD_MANAGER: &str = "operator-rs";
@@ -232,11 +232,16 @@ impl Cluster {
     /// we are (SelfSubjectReview), since the kubeconfig's user name may not be what RBAC sees.
     pub(super) async fn fail(&self, error: kube::Error, action: Action) -> KubeError {
         match error {
-            kube::Error::Api(status) if status.code == 401 || status.code == 403 => {
+            kube::Error::Api(status)
+                if matches!(
+                    Reason::of_status(&status),
+                    Reason::Unauthorized | Reason::Forbidden
+                ) =>
+            {
                 let identity = self.identity().await;
                 let message = status.message.clone();
                 let endpoint = self.endpoint.clone();
-                if status.code == 401 {
+                if Reason::of_status(&status) == Reason::Unauthorized {
                     KubeError::Unauthorized {
                         endpoint,
                         action,
@@ -261,12 +266,13 @@ impl Cluster {
         let endpoint = self.endpoint.clone();
         match error {
             kube::Error::Api(status) => {
-                let hint = match (status.code, status.reason.as_str()) {
-                    (404, _) if status.message.starts_with("namespaces ") => {
+                let reason = Reason::of_status(&status);
+                let hint = match reason {
+                    Reason::NotFound if status.message.starts_with("namespaces ") => {
                         "\n  the namespace does not exist: drop --create-namespace=false or create it"
                             .to_string()
                     }
-                    (409, "Conflict") => "\n  another field manager owns these fields; change them with the tool that set them, or remove them from the deploy file"
+                    Reason::Conflict => "\n  another field manager owns these fields; change them with the tool that set them, or remove them from the deploy file"
                         .to_string(),
                     _ => String::new(),
                 };
@@ -275,6 +281,7 @@ impl Cluster {
                     action,
                     message: status.message,
                     hint,
+                    reason,
                 }
             }
             kube::Error::Auth(e) => KubeError::Unauthorized {

@@ -8,7 +8,7 @@ use kube::core::GroupVersionKind;
 use tokio::time::Instant;
 
 use super::cluster::{Cluster, Served};
-use super::error::KubeError;
+use super::error::{KubeError, get_optional, is_not_found};
 use crate::manifests::{Manifest, Scope};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,7 +80,7 @@ impl Cluster {
         };
         match api.delete(name, &params).await {
             Ok(_) => Ok(Deleted::Deleted),
-            Err(kube::Error::Api(status)) if status.code == 404 => Ok(Deleted::NotFound),
+            Err(e) if is_not_found(&e) => Ok(Deleted::NotFound),
             Err(e) => {
                 let action = Cluster::action("delete", &served, namespace, Some(name));
                 Err(self.fail(e, action).await)
@@ -104,12 +104,23 @@ impl Cluster {
         let (namespace, name) = (manifest.namespace(), manifest.name());
         let api = self.api_for(&served, namespace);
         let mut pause = Duration::from_millis(100);
+        let mut failures = super::wait::failure_backoff();
         loop {
-            match api.get_opt(name).await {
+            match get_optional(&api, name).await {
                 Ok(None) => return Ok(()),
-                Ok(Some(_)) => {}
+                Ok(Some(_)) => failures.reset(),
                 // The kind itself went away (its CRD was deleted): so did the object.
-                Err(kube::Error::Api(status)) if status.code == 404 => return Ok(()),
+                Err(e) if is_not_found(&e) => return Ok(()),
+                Err(e)
+                    if super::wait::ride_out(
+                        &mut failures,
+                        super::error::Reason::of(&e).is_transient(),
+                        deadline,
+                    )
+                    .await =>
+                {
+                    continue;
+                }
                 Err(e) => {
                     let action = Cluster::action("get", &served, namespace, Some(name));
                     return Err(self.fail(e, action).await);
@@ -153,7 +164,7 @@ impl Cluster {
         let api = self.api_for(&served, None);
         let list = match api.list(&ListParams::default()).await {
             Ok(list) => list,
-            Err(kube::Error::Api(status)) if status.code == 404 => return Ok(found),
+            Err(e) if is_not_found(&e) => return Ok(found),
             Err(e) => {
                 let action = Cluster::action("list", &served, None, None);
                 return Err(self.fail(e, action).await);

@@ -97,6 +97,8 @@ pub enum KubeError {
         action: Action,
         message: String,
         hint: String,
+        /// What the answer means, for deciding whether to ask again.
+        reason: Reason,
     },
     #[error(
         "{kind} ({api_version}) is not served by the API server at {endpoint}: install the CustomResourceDefinition that defines it, or check the apiVersion"
@@ -124,4 +126,221 @@ pub enum KubeError {
     },
     #[error("cannot read {0}: {1}")]
     Io(PathBuf, std::io::Error),
+}
+
+impl KubeError {
+    /// Whether the same request may succeed later without anyone changing anything (see
+    /// [`Reason::is_transient`]); a refusal, a kind that is not served or a bad kubeconfig
+    /// stays until someone acts.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            KubeError::Unreachable { .. }
+            | KubeError::Timeout { .. }
+            | KubeError::CrdNotEstablished { .. }
+            | KubeError::BadResponse { .. } => true,
+            KubeError::Api { reason, .. } => reason.is_transient(),
+            _ => false,
+        }
+    }
+}
+
+/// What a failed request means, read as client-go's `apierrors` reads it: by the Status
+/// `reason` first, and by the HTTP code only when the reason is not one Kubernetes defines.
+/// Proxies, emulators and some API servers answer a missing object with 404 and a reason of
+/// their own ("Object Not Found"); it is still NotFound. A request that got no answer at all
+/// (connection refused, reset, timed out) is [`Reason::Unreachable`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    Unauthorized,
+    Forbidden,
+    NotFound,
+    AlreadyExists,
+    Conflict,
+    /// `Gone`, and `Expired` (a watch or list from a resourceVersion etcd compacted away).
+    Gone,
+    Invalid,
+    ServerTimeout,
+    Timeout,
+    TooManyRequests,
+    BadRequest,
+    MethodNotAllowed,
+    NotAcceptable,
+    RequestEntityTooLarge,
+    UnsupportedMediaType,
+    InternalError,
+    ServiceUnavailable,
+    /// No answer: the server could not be reached or the connection broke.
+    Unreachable,
+    /// An answer that fits none of the above.
+    Other,
+}
+
+/// The reasons Kubernetes defines (apimachinery's `knownReasons`); any other reason, the
+/// empty one included, leaves the HTTP code to decide.
+const KNOWN_REASONS: &[(&str, Reason)] = &[
+    ("Unauthorized", Reason::Unauthorized),
+    ("Forbidden", Reason::Forbidden),
+    ("NotFound", Reason::NotFound),
+    ("AlreadyExists", Reason::AlreadyExists),
+    ("Conflict", Reason::Conflict),
+    ("Gone", Reason::Gone),
+    ("Expired", Reason::Gone),
+    ("Invalid", Reason::Invalid),
+    ("ServerTimeout", Reason::ServerTimeout),
+    ("StorageReadError", Reason::InternalError),
+    ("Timeout", Reason::Timeout),
+    ("TooManyRequests", Reason::TooManyRequests),
+    ("BadRequest", Reason::BadRequest),
+    ("MethodNotAllowed", Reason::MethodNotAllowed),
+    ("NotAcceptable", Reason::NotAcceptable),
+    ("RequestEntityTooLarge", Reason::RequestEntityTooLarge),
+    ("UnsupportedMediaType", Reason::UnsupportedMediaType),
+    ("InternalError", Reason::InternalError),
+    ("ServiceUnavailable", Reason::ServiceUnavailable),
+];
+
+impl Reason {
+    /// The reason of an error answer (a `Status`).
+    pub fn of_status(status: &kube::core::Status) -> Reason {
+        if let Some((_, reason)) = KNOWN_REASONS.iter().find(|(r, _)| *r == status.reason) {
+            return *reason;
+        }
+        match status.code {
+            400 => Reason::BadRequest,
+            401 => Reason::Unauthorized,
+            403 => Reason::Forbidden,
+            404 => Reason::NotFound,
+            405 => Reason::MethodNotAllowed,
+            406 => Reason::NotAcceptable,
+            409 => Reason::Conflict,
+            410 => Reason::Gone,
+            413 => Reason::RequestEntityTooLarge,
+            415 => Reason::UnsupportedMediaType,
+            422 => Reason::Invalid,
+            429 => Reason::TooManyRequests,
+            500 => Reason::InternalError,
+            503 => Reason::ServiceUnavailable,
+            504 => Reason::Timeout,
+            _ => Reason::Other,
+        }
+    }
+
+    /// The reason of any error of kube's client.
+    pub fn of(error: &kube::Error) -> Reason {
+        match error {
+            kube::Error::Api(status) => Reason::of_status(status),
+            kube::Error::HyperError(_) | kube::Error::Service(_) | kube::Error::ReadEvents(_) => {
+                Reason::Unreachable
+            }
+            _ => Reason::Other,
+        }
+    }
+
+    /// Whether asking again later may succeed without anyone changing anything: the server
+    /// was away, busy or slow, or the object moved under the request. Anything else (a
+    /// refusal, an invalid object, a kind that is gone) stays as it is until someone acts.
+    pub fn is_transient(self) -> bool {
+        matches!(
+            self,
+            Reason::Unreachable
+                | Reason::Conflict
+                | Reason::Gone
+                | Reason::ServerTimeout
+                | Reason::Timeout
+                | Reason::TooManyRequests
+                | Reason::InternalError
+                | Reason::ServiceUnavailable
+        )
+    }
+}
+
+/// True when the error says the object (or its kind) does not exist.
+pub fn is_not_found(error: &kube::Error) -> bool {
+    Reason::of(error) == Reason::NotFound
+}
+
+/// `Api::get`, with `None` for an object that is not there. kube's own `Api::get_opt` reads
+/// a 404 whose reason is not `NotFound` as a failure; this reads it as client-go does.
+pub async fn get_optional<K>(api: &kube::Api<K>, name: &str) -> Result<Option<K>, kube::Error>
+where
+    K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    match api.get(name).await {
+        Ok(object) => Ok(Some(object)),
+        Err(e) if is_not_found(&e) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(code: u16, reason: &str) -> kube::core::Status {
+        let mut status = kube::core::Status::failure("message", reason);
+        status.code = code;
+        status
+    }
+
+    #[test]
+    fn a_known_reason_decides_before_the_code() {
+        assert_eq!(
+            Reason::of_status(&status(404, "NotFound")),
+            Reason::NotFound
+        );
+        // A known reason wins even when the code says otherwise.
+        assert_eq!(
+            Reason::of_status(&status(500, "NotFound")),
+            Reason::NotFound
+        );
+        assert_eq!(
+            Reason::of_status(&status(404, "Forbidden")),
+            Reason::Forbidden
+        );
+        assert_eq!(Reason::of_status(&status(410, "Expired")), Reason::Gone);
+    }
+
+    #[test]
+    fn an_unknown_reason_leaves_the_code_to_decide() {
+        assert_eq!(
+            Reason::of_status(&status(404, "Object Not Found")),
+            Reason::NotFound
+        );
+        assert_eq!(Reason::of_status(&status(404, "")), Reason::NotFound);
+        assert_eq!(
+            Reason::of_status(&status(429, "Slow Down")),
+            Reason::TooManyRequests
+        );
+        assert_eq!(
+            Reason::of_status(&status(503, "")),
+            Reason::ServiceUnavailable
+        );
+        assert_eq!(
+            Reason::of_status(&status(422, "Unprocessable")),
+            Reason::Invalid
+        );
+        assert_eq!(Reason::of_status(&status(418, "Teapot")), Reason::Other);
+    }
+
+    #[test]
+    fn only_what_may_pass_by_itself_is_transient() {
+        for reason in [
+            Reason::Unreachable,
+            Reason::TooManyRequests,
+            Reason::InternalError,
+            Reason::ServiceUnavailable,
+            Reason::Gone,
+        ] {
+            assert!(reason.is_transient(), "{reason:?}");
+        }
+        for reason in [
+            Reason::BadRequest,
+            Reason::Forbidden,
+            Reason::Invalid,
+            Reason::NotFound,
+            Reason::Unauthorized,
+        ] {
+            assert!(!reason.is_transient(), "{reason:?}");
+        }
+    }
 }

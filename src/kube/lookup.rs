@@ -14,6 +14,7 @@ use kube::api::{DynamicObject, GetParams, ListParams};
 use serde_json::{Map, Value};
 
 use super::cluster::{Cluster, Served};
+use super::error::is_not_found;
 use crate::manifests::{Scope, split_api_version};
 use crate::render::funcs::Lookup;
 
@@ -88,7 +89,7 @@ impl Lookup for ClusterLookup {
                 }
                 Ok(found)
             }
-            Err(kube::Error::Api(status)) if status.code == 404 => Ok(Value::Object(Map::new())),
+            Err(e) if is_not_found(&e) => Ok(Value::Object(Map::new())),
             Err(e) => Err(format!(
                 "lookup of {kind} {name:?} ({api_version}) in the cluster failed: {e}"
             )),

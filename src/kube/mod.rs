@@ -4,6 +4,7 @@
 
 mod applied;
 mod apply;
+mod backoff;
 mod capabilities;
 mod cluster;
 mod connect;
@@ -17,10 +18,11 @@ mod wait;
 mod webhooks;
 
 pub use apply::{Applied, Outcome, Ownership, WriteMode};
+pub use backoff::{Backoff, jittered};
 pub use cluster::{Cluster, FIELD_MANAGER, Served};
 pub use connect::{ConnectOptions, context_namespace, kubeconfig_for_child};
 pub use delete::{CustomResource, Deleted};
-pub use error::{Action, Endpoint, KubeError};
+pub use error::{Action, Endpoint, KubeError, Reason, get_optional, is_not_found};
 pub use lookup::ClusterLookup;
 pub use wait::{
     Completion, Rollout, RolloutReport, RolloutState, completion_of, is_established, rollout_of,

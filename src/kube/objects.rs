@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::applied::Record;
 use super::apply::{Applied, Outcome};
 use super::cluster::{Cluster, FIELD_MANAGER};
-use super::error::KubeError;
+use super::error::{KubeError, get_optional, is_not_found};
 use crate::manifests::Manifest;
 
 impl Cluster {
@@ -48,7 +48,7 @@ impl Cluster {
         let (namespace, name) = (manifest.namespace(), manifest.name());
         let action = |verb| Cluster::action(verb, served, namespace, Some(name));
         let api = self.api_for(served, namespace);
-        let current = match api.get_opt(name).await {
+        let current = match get_optional(&api, name).await {
             Ok(current) => current,
             Err(e) => return Err(self.fail(e, action("get")).await),
         };
@@ -99,10 +99,10 @@ impl Cluster {
         };
         let (namespace, name) = (manifest.namespace(), manifest.name());
         let api = self.api_for(served, namespace);
-        match api.get_opt(name).await {
+        match get_optional(&api, name).await {
             Ok(found) => Ok(found.and_then(|o| serde_json::to_value(o).ok())),
             // The kind went away between discovery and now (its CRD was deleted).
-            Err(kube::Error::Api(status)) if status.code == 404 => Ok(None),
+            Err(e) if is_not_found(&e) => Ok(None),
             Err(e) => {
                 let action = Cluster::action("get", served, namespace, Some(name));
                 Err(self.fail(e, action).await)

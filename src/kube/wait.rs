@@ -10,31 +10,20 @@ use kube::Api;
 use kube::api::ListParams;
 use tokio::time::Instant;
 
+use super::backoff::Backoff;
 use super::cluster::Cluster;
-use super::error::{Action, KubeError};
+use super::error::{Action, KubeError, Reason};
 
-/// Polls start quick, since a fresh object is often ready at once, and back off to `max`.
-pub(super) struct Backoff {
-    next: Duration,
-    max: Duration,
+/// A wait outlasts a failure that may pass by itself (the API server restarting, busy or cut
+/// off for a while): true after a pause, when it is worth asking again before `deadline`.
+/// Its own backoff, apart from the poll's, so a long outage is asked about ever less often.
+pub(super) async fn ride_out(failures: &mut Backoff, transient: bool, deadline: Instant) -> bool {
+    transient && failures.sleep(deadline).await
 }
 
-impl Backoff {
-    pub(super) fn new(first: Duration, max: Duration) -> Self {
-        Backoff { next: first, max }
-    }
-
-    /// Sleeps until the next poll; false when the deadline comes first.
-    pub(super) async fn sleep(&mut self, deadline: Instant) -> bool {
-        let now = Instant::now();
-        if now >= deadline {
-            return false;
-        }
-        let pause = self.next.min(deadline - now);
-        self.next = (self.next * 2).min(self.max);
-        tokio::time::sleep(pause).await;
-        true
-    }
+/// The pauses after failed requests of a wait: client-go's 1 s doubling, capped at 30 s.
+pub(super) fn failure_backoff() -> Backoff {
+    Backoff::new(Duration::from_secs(1), Duration::from_secs(30))
 }
 
 /// True when a CRD object (as JSON) reports the condition Established=True.
@@ -196,9 +185,18 @@ impl Cluster {
     ) -> Result<(), KubeError> {
         let api: Api<CustomResourceDefinition> = Api::all(self.client.clone());
         let mut backoff = Backoff::new(Duration::from_millis(50), Duration::from_secs(1));
+        let mut failures = failure_backoff();
         loop {
             let crd = match api.get(name).await {
-                Ok(crd) => crd,
+                Ok(crd) => {
+                    failures.reset();
+                    crd
+                }
+                Err(e)
+                    if ride_out(&mut failures, Reason::of(&e).is_transient(), deadline).await =>
+                {
+                    continue;
+                }
                 Err(e) => {
                     let action = Cluster::action_on(
                         "get",
@@ -256,11 +254,15 @@ impl Cluster {
         waited: &str,
     ) -> Result<Completion, KubeError> {
         let mut backoff = Backoff::new(Duration::from_millis(50), Duration::from_secs(2));
+        let mut failures = failure_backoff();
         loop {
-            let state = match self.get(manifest).await? {
-                None => Completion::Succeeded,
-                Some(object) => completion_of(manifest.kind(), &object),
+            let state = match self.get(manifest).await {
+                Ok(None) => Completion::Succeeded,
+                Ok(Some(object)) => completion_of(manifest.kind(), &object),
+                Err(e) if ride_out(&mut failures, e.is_transient(), deadline).await => continue,
+                Err(e) => return Err(e),
             };
+            failures.reset();
             if state != Completion::Running {
                 return Ok(state);
             }
@@ -296,8 +298,14 @@ impl Cluster {
         mut progress: impl FnMut(&Rollout),
     ) -> Result<Rollout, KubeError> {
         let mut backoff = Backoff::new(Duration::from_millis(250), Duration::from_secs(2));
+        let mut failures = failure_backoff();
         loop {
-            let rollout = self.rollout(namespace, name).await?;
+            let rollout = match self.rollout(namespace, name).await {
+                Ok(rollout) => rollout,
+                Err(e) if ride_out(&mut failures, e.is_transient(), deadline).await => continue,
+                Err(e) => return Err(e),
+            };
+            failures.reset();
             progress(&rollout);
             if !matches!(rollout.state, RolloutState::Waiting(_)) || !backoff.sleep(deadline).await
             {

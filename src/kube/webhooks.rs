@@ -10,9 +10,9 @@ use std::time::Duration;
 use kube::api::{DynamicObject, PostParams};
 use tokio::time::Instant;
 
+use super::backoff::Backoff;
 use super::cluster::{Cluster, FIELD_MANAGER};
 use super::error::KubeError;
-use super::wait::Backoff;
 use crate::manifests::Manifest;
 
 /// What a probe found.
@@ -81,12 +81,23 @@ impl Cluster {
         mut progress: impl FnMut(&str),
     ) -> Result<(), KubeError> {
         let mut backoff = Backoff::new(Duration::from_millis(250), Duration::from_secs(5));
-        loop {
+        let mut failures = super::wait::failure_backoff();
+        'rounds: loop {
             let mut waiting = None;
             for manifest in manifests {
-                if let Probe::Unavailable(reason) = self.probe_webhooks(manifest).await? {
-                    waiting = Some(reason);
-                    break;
+                match self.probe_webhooks(manifest).await {
+                    Ok(Probe::Unavailable(reason)) => {
+                        waiting = Some(reason);
+                        break;
+                    }
+                    Ok(Probe::Answered) => failures.reset(),
+                    Err(e)
+                        if super::wait::ride_out(&mut failures, e.is_transient(), deadline)
+                            .await =>
+                    {
+                        continue 'rounds;
+                    }
+                    Err(e) => return Err(e),
                 }
             }
             let Some(reason) = waiting else {

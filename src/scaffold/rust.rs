@@ -150,9 +150,18 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
         "metrics.rs",
         "server.rs",
         "leader.rs",
+        "shutdown.rs",
         "telemetry.rs",
         "tls.rs",
         "delegated_auth.rs",
+        // What every controller shares, written once: `create api` adds controllers that use it.
+        "reconcile/mod.rs",
+        "reconcile/backoff.rs",
+        "reconcile/conditions.rs",
+        "reconcile/events.rs",
+        "reconcile/ownership.rs",
+        "reconcile/rollout.rs",
+        "reconcile/testing.rs",
     ] {
         plan.add(
             format!("src/{file}"),
@@ -346,6 +355,10 @@ fn project_context(name: &ProjectName) -> templates::Context {
     context.insert("crate_name", &name.snake());
     context.insert("crd_header", CRD_HEADER);
     context.insert("metrics_files", &METRICS_FILES);
+    // The Lease of leader election: the default of `--leader-election-id` in main.rs, the flag in
+    // deploy/operator.yaml and the only Lease deploy/role.yaml lets the operator write, from this
+    // one value so that they cannot disagree.
+    context.insert("leader_election_id", &format!("{name}-leader"));
     context
 }
 
@@ -495,6 +508,8 @@ mod tests {
             }
         }
         declared.sort();
+        // tokio is in both tables: once more in [dev-dependencies] with "test-util".
+        declared.dedup();
         let lock = text(&plan, "Cargo.lock");
         let root = lock
             .split("\n[[package]]\n")

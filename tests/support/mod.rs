@@ -6,6 +6,7 @@ pub mod certs;
 pub mod chart_repo;
 pub mod closed_port;
 pub mod crds;
+pub mod cut_proxy;
 pub mod helm;
 pub mod helm_oracle;
 pub mod http_server;

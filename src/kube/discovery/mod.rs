@@ -155,7 +155,7 @@ async fn root(client: &Client, root: Root) -> Result<RootAnswer, Failure> {
     let (content_type, body) = match get(client, root.path(), ACCEPT).await {
         Ok(answer) => answer,
         // Aggregated API servers answer 404 on /api; client-go tolerates that too.
-        Err(kube::Error::Api(status)) if root == Root::Core && status.code == 404 => {
+        Err(e) if root == Root::Core && crate::kube::is_not_found(&e) => {
             return Ok(RootAnswer::default());
         }
         Err(e) => return Err(e.into()),
@@ -226,7 +226,14 @@ async fn fetch_list(
             list.resources.retain(|r| !r.name.is_empty());
             Ok(Some(list))
         }
-        Err(kube::Error::Api(status)) if status.code != 401 && status.code != 403 => Ok(None),
+        Err(e @ kube::Error::Api(_))
+            if !matches!(
+                crate::kube::Reason::of(&e),
+                crate::kube::Reason::Unauthorized | crate::kube::Reason::Forbidden
+            ) =>
+        {
+            Ok(None)
+        }
         Err(e) => Err(e),
     }
 }

@@ -11,6 +11,10 @@
 //!   [`Timing::renew_deadline`] after the start of its last successful renewal. That is shorter
 //!   than the lease duration, so when the API server stops answering the leader stops before
 //!   another replica can take over, even if a request never returns.
+//! - A candidate looks again every retry period with jitter (client-go's factor 1.2), so that
+//!   replicas started together do not ask together; after a failed request it backs off
+//!   exponentially with jitter (kube's watcher backoff: 0.8 s doubling up to 30 s). A failure
+//!   that repeats is logged once per retry with its count.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,6 +23,7 @@ use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, ObjectMeta, PostParams};
+use kube::runtime::watcher::DefaultBackoff;
 use kube::{Client, ResourceExt};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -64,21 +69,12 @@ impl LeaseError {
 }
 
 /// Why a leader stopped being one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Lost {
-    /// No renewal succeeded within the renew deadline.
+    #[error("the Lease could not be renewed within the renew deadline")]
     RenewDeadline,
-    /// Another replica holds the Lease.
+    #[error("another replica holds the Lease")]
     TakenOver,
-}
-
-impl std::fmt::Display for Lost {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Lost::RenewDeadline => "the Lease could not be renewed within the renew deadline",
-            Lost::TakenOver => "another replica holds the Lease",
-        })
-    }
 }
 
 /// The leader's view of its term: leading until an instant, or lost.
@@ -133,14 +129,24 @@ impl Candidate {
     /// one that waiting cannot cure, such as a missing permission, is returned.
     pub async fn acquire(self) -> Result<Leadership, LeaseError> {
         let mut seen = None;
+        let mut backoff = DefaultBackoff::default();
+        let mut failures = 0_u32;
         let started = loop {
-            match self.attempt(&mut seen).await {
+            let wait = match self.attempt(&mut seen).await {
                 Ok(Outcome::Holding(started)) => break started,
-                Ok(Outcome::Held) => {}
+                Ok(Outcome::Held) => {
+                    (failures, backoff) = (0, DefaultBackoff::default());
+                    jittered(self.timing.retry_period)
+                }
                 Err(error) if error.is_permanent() => return Err(error),
-                Err(error) => warn!(%error, "leader election: will retry"),
-            }
-            sleep(self.timing.retry_period).await;
+                Err(error) => {
+                    failures += 1;
+                    let wait = backoff.next().unwrap_or(self.timing.retry_period);
+                    warn!(%error, failures, retry_in = ?wait, "leader election: will retry");
+                    wait
+                }
+            };
+            sleep(wait).await;
         };
         let (term, receiver) = watch::channel(Term::Until(started + self.timing.renew_deadline));
         let candidate = Arc::new(self);
@@ -154,20 +160,26 @@ impl Candidate {
 
     /// Renews the Lease every retry period until the term is lost or nobody listens any more.
     async fn renew(self: Arc<Self>, mut seen: Option<Seen>, term: watch::Sender<Term>) {
+        let mut failures = 0_u32;
         loop {
             sleep(self.timing.retry_period).await;
             let Term::Until(deadline) = *term.borrow() else {
                 return;
             };
             // A request that hangs must not hold the leader past its deadline.
-            let outcome = match timeout_at(deadline, self.attempt(&mut seen)).await {
+            let outcome = match tokio::time::timeout_at(deadline, self.attempt(&mut seen))
+                .await
+                .ok()
+            {
                 None => Term::Lost(Lost::RenewDeadline),
                 Some(Ok(Outcome::Holding(started))) => {
+                    failures = 0;
                     Term::Until(started + self.timing.renew_deadline)
                 }
                 Some(Ok(Outcome::Held)) => Term::Lost(Lost::TakenOver),
                 Some(Err(error)) => {
-                    warn!(%error, "cannot renew the leader election Lease; retrying until the renew deadline");
+                    failures += 1;
+                    warn!(%error, failures, "cannot renew the leader election Lease; retrying until the renew deadline");
                     continue;
                 }
             };
@@ -346,9 +358,14 @@ impl Drop for Leadership {
     }
 }
 
-/// `timeout` until an instant: `None` when the instant passed first.
-async fn timeout_at<T>(deadline: Instant, task: impl Future<Output = T>) -> Option<T> {
-    tokio::time::timeout_at(deadline, task).await.ok()
+/// `period` stretched by up to 1.2 times itself at random, as client-go's `wait.Jitter`.
+fn jittered(period: Duration) -> Duration {
+    use std::hash::{BuildHasher, Hasher};
+    // Randomly keyed per call: random enough to spread replicas, with no dependency for it.
+    let random = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    period.mul_f64(1.0 + 1.2 * (random % 1024) as f64 / 1024.0)
 }
 
 fn seconds(duration: Duration) -> i32 {
@@ -509,36 +526,73 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_held_lease_is_taken_only_after_it_expires() {
         let (candidate, mut handle) = candidate("pod-b");
-        let server = tokio::spawn(async move {
-            // The holder stops renewing: the record stays the same for the lease duration, seen
-            // at 0, 2... 14 seconds, and expired at 16.
-            for _ in 0..9 {
-                answer(
-                    &mut handle,
-                    Method::GET,
-                    LEASE,
-                    StatusCode::OK,
-                    lease(Some("pod-a"), "5"),
-                )
-                .await;
-            }
-            let taken = answer(
-                &mut handle,
-                Method::PUT,
-                LEASE,
-                StatusCode::OK,
-                lease(Some("pod-b"), "6"),
-            )
-            .await;
-            assert_eq!(taken["spec"]["holderIdentity"], "pod-b");
-            assert_eq!(taken["spec"]["leaseTransitions"], 4);
-            handle
-        });
         let started = Instant::now();
+        let server = tokio::spawn(async move {
+            // The holder stops renewing: the record stays the same until the candidate, looking
+            // at jittered intervals, finds it expired and takes it.
+            let mut reads = 0;
+            loop {
+                let (request, send) = handle.next_request().await.expect("a request");
+                let method = request.method().clone();
+                let bytes = request.into_body().collect_bytes().await.unwrap();
+                let reply = if method == Method::GET {
+                    reads += 1;
+                    lease(Some("pod-a"), "5")
+                } else {
+                    assert_eq!(method, Method::PUT);
+                    let taken: Value = serde_json::from_slice(&bytes).unwrap();
+                    assert_eq!(taken["spec"]["holderIdentity"], "pod-b");
+                    assert_eq!(taken["spec"]["leaseTransitions"], 4);
+                    assert!(started.elapsed() >= Timing::default().lease_duration);
+                    let reply = Response::builder()
+                        .body(Body::from(
+                            lease(Some("pod-b"), "6").to_string().into_bytes(),
+                        ))
+                        .unwrap();
+                    send.send_response(reply);
+                    return (handle, reads);
+                };
+                send.send_response(
+                    Response::builder()
+                        .body(Body::from(reply.to_string().into_bytes()))
+                        .unwrap(),
+                );
+            }
+        });
         let leadership = candidate.acquire().await.unwrap();
-        assert!(started.elapsed() >= Timing::default().lease_duration);
         leadership.renewer.abort();
-        drop(server.await.unwrap());
+        let (handle, reads) = server.await.unwrap();
+        // Every 2 to 4.4 seconds over 15: between 4 and 9 looks.
+        assert!((4..=9).contains(&reads), "{reads} reads");
+        drop(handle);
+    }
+
+    /// While the API server is unreachable the candidate backs off: far fewer attempts than one
+    /// per retry period, and each logged once.
+    #[tokio::test(start_paused = true)]
+    async fn failures_back_off_exponentially() {
+        let (candidate, mut handle) = candidate("pod-a");
+        let server = tokio::spawn(async move {
+            let mut attempts = 0;
+            let started = Instant::now();
+            while started.elapsed() < Duration::from_secs(60) {
+                let (_, send) = handle.next_request().await.expect("a request");
+                attempts += 1;
+                let unavailable = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "ServiceUnavailable", "code": 503});
+                let reply = Response::builder()
+                    .status(StatusCode::SERVICE_UNAVAILABLE)
+                    .body(Body::from(unavailable.to_string().into_bytes()))
+                    .unwrap();
+                send.send_response(reply);
+            }
+            attempts
+        });
+        let acquiring = tokio::spawn(candidate.acquire());
+        let attempts = server.await.unwrap();
+        acquiring.abort();
+        // A minute of retries every 2 s would be 30; 0.8 s doubling (with jitter) up to 30 s is
+        // at most 8.
+        assert!(attempts <= 8, "{attempts} attempts in a minute");
     }
 
     #[tokio::test(start_paused = true)]

@@ -3,7 +3,10 @@
 //! operation, conflicts, removal of fields an applier stopped setting, and merging.
 //!
 //! Lists of objects whose items all carry distinct `name`s are associative (merged by name,
-//! like containers or env); every other list is atomic, owned and replaced as a whole.
+//! like containers or env), and so are those whose items carry distinct `type`s (merged by type,
+//! like the `conditions` that CRDs declare `x-kubernetes-list-type: map` with the key `type`):
+//! the real server reads the key from the schema, this one from the items. Every other list is
+//! atomic, owned and replaced as a whole.
 
 use std::collections::BTreeMap;
 
@@ -64,13 +67,13 @@ impl Fields {
                     .map(|(k, v)| (format!("f:{k}"), Fields::of_value(v)))
                     .collect(),
             ),
-            Value::Array(items) if is_associative(items) => Fields(
+            Value::Array(items) if let Some(key) = list_key(items) => Fields(
                 items
                     .iter()
                     .map(|item| {
                         let mut inner = Fields::of_value(item);
                         inner.0.insert(".".into(), Fields::default());
-                        (item_key(item), inner)
+                        (format!("k:{}", json!({ key: item[key] })), inner)
                     })
                     .collect(),
             ),
@@ -157,24 +160,33 @@ impl Fields {
     }
 }
 
-/// A list is associative when every item is an object with a distinct string `name`.
-fn is_associative(items: &[Value]) -> bool {
-    let mut names = std::collections::HashSet::new();
-    !items.is_empty()
-        && items.iter().all(|item| {
-            item.get("name")
-                .and_then(Value::as_str)
-                .is_some_and(|name| names.insert(name.to_string()))
-        })
+/// The fields that key the items of an associative list, `name` before `type`.
+const LIST_KEYS: [&str; 2] = ["name", "type"];
+
+/// The key of a list whose every item is an object with a distinct string value of it.
+fn list_key(items: &[Value]) -> Option<&'static str> {
+    LIST_KEYS.into_iter().find(|key| {
+        let mut seen = std::collections::HashSet::new();
+        !items.is_empty()
+            && items.iter().all(|item| {
+                item.get(*key)
+                    .and_then(Value::as_str)
+                    .is_some_and(|value| seen.insert(value.to_string()))
+            })
+    })
 }
 
-fn item_key(item: &Value) -> String {
-    format!("k:{}", json!({ "name": item["name"] }))
-}
-
-fn name_of_key(key: &str) -> Option<String> {
-    let json: Value = serde_json::from_str(key.strip_prefix("k:")?).ok()?;
-    json.get("name")?.as_str().map(String::from)
+/// Whether `item` is the one a `k:` path element names.
+fn matches_key(item: &Value, key: &str) -> bool {
+    let Some(json) = key.strip_prefix("k:") else {
+        return false;
+    };
+    let Ok(Value::Object(wanted)) = serde_json::from_str::<Value>(json) else {
+        return false;
+    };
+    wanted
+        .iter()
+        .all(|(field, value)| item.get(field) == Some(value))
 }
 
 /// The value at a field path; `.` yields the list item itself.
@@ -188,11 +200,10 @@ pub fn value_at<'a>(value: &'a Value, path: &[String]) -> Option<&'a Value> {
     let next = if let Some(field) = first.strip_prefix("f:") {
         value.as_object()?.get(field)?
     } else {
-        let name = name_of_key(first)?;
         value
             .as_array()?
             .iter()
-            .find(|item| item.get("name").and_then(Value::as_str) == Some(name.as_str()))?
+            .find(|item| matches_key(item, first))?
     };
     value_at(next, rest)
 }
@@ -206,20 +217,17 @@ pub fn remove_at(value: &mut Value, path: &[String]) {
                 if let Some(map) = value.as_object_mut() {
                     map.remove(field);
                 }
-            } else if let (Some(name), Some(items)) = (name_of_key(only), value.as_array_mut()) {
-                items.retain(|item| item.get("name").and_then(Value::as_str) != Some(&name));
+            } else if let Some(items) = value.as_array_mut() {
+                items.retain(|item| !matches_key(item, only));
             }
         }
         [first, rest @ ..] => {
             let next = if let Some(field) = first.strip_prefix("f:") {
                 value.as_object_mut().and_then(|m| m.get_mut(field))
             } else {
-                let name = name_of_key(first);
-                value.as_array_mut().and_then(|items| {
-                    items
-                        .iter_mut()
-                        .find(|item| item.get("name").and_then(Value::as_str) == name.as_deref())
-                })
+                value
+                    .as_array_mut()
+                    .and_then(|items| items.iter_mut().find(|item| matches_key(item, first)))
             };
             if let Some(next) = next {
                 remove_at(next, rest);
@@ -244,9 +252,11 @@ pub fn merge(live: &Value, config: &Value) -> Value {
             Value::Object(out)
         }
         (Value::Array(live), Value::Array(config))
-            if is_associative(config) && (live.is_empty() || is_associative(live)) =>
+            if list_key(config).is_some()
+                && (live.is_empty() || list_key(live) == list_key(config)) =>
         {
-            let name = |v: &Value| v.get("name").and_then(Value::as_str).map(String::from);
+            let key = list_key(config).unwrap_or("name");
+            let name = |v: &Value| v.get(key).and_then(Value::as_str).map(String::from);
             let mut out: Vec<Value> = config
                 .iter()
                 .map(|item| match live.iter().find(|l| name(l) == name(item)) {
@@ -352,8 +362,13 @@ pub fn describe(path: &[String]) -> String {
         if let Some(field) = part.strip_prefix("f:") {
             out.push('.');
             out.push_str(field);
-        } else if let Some(name) = name_of_key(part) {
-            out.push_str(&format!("[name=\"{name}\"]"));
+        } else if let Some(Value::Object(key)) = part
+            .strip_prefix("k:")
+            .and_then(|k| serde_json::from_str(k).ok())
+        {
+            for (field, value) in key {
+                out.push_str(&format!("[{field}={value}]"));
+            }
         }
     }
     out

@@ -24,8 +24,13 @@ use super::watch::{self, WatchRequest};
 pub type Shared = Arc<Mutex<State>>;
 type Body = BoxBody<Bytes, Infallible>;
 
-/// Accepts connections until `shutdown` fires.
+/// Accepts connections until `shutdown` fires. A cut ([`super::KubeServer::cut_connections`])
+/// closes the port and drops every open connection, watches included, then listens again on
+/// the same port when it ends: clients see their connections refused, as during an API server
+/// restart.
 pub async fn serve(listener: TcpListener, state: Shared, mut shutdown: oneshot::Receiver<()>) {
+    let mut listener = listener;
+    let mut cuts = lock(&state).cuts.subscribe();
     // The server's clock: controllers that move on time rather than on reads.
     let clock = state.clone();
     tokio::spawn(async move {
@@ -38,23 +43,62 @@ pub async fn serve(listener: TcpListener, state: Shared, mut shutdown: oneshot::
     loop {
         tokio::select! {
             _ = &mut shutdown => return,
+            changed = cuts.changed() => {
+                let until = *cuts.borrow_and_update();
+                let (Ok(()), Some(until)) = (changed, until) else { continue };
+                let Ok(address) = listener.local_addr() else { continue };
+                drop(listener);
+                tokio::select! {
+                    _ = &mut shutdown => return,
+                    _ = tokio::time::sleep_until(until.into()) => {}
+                }
+                listener = match rebind(address).await {
+                    Some(listener) => listener,
+                    None => return,
+                };
+                // Connections from now on are not cut.
+                lock(&state).cuts.send_replace(None);
+                cuts.borrow_and_update();
+            }
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
                 let state = state.clone();
+                let mut cut = lock(&state).cuts.subscribe();
                 tokio::spawn(async move {
                     let service = hyper::service::service_fn(move |request| {
                         let state = state.clone();
                         async move { Ok::<_, Infallible>(handle(request, state).await) }
                     });
                     let io = hyper_util::rt::TokioIo::new(stream);
-                    // A client hanging up mid-request is its business.
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(io, service)
-                        .await;
+                    let connection = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(io, service);
+                    // A client hanging up mid-request is its business; a cut drops the
+                    // connection, whatever it is doing.
+                    tokio::select! {
+                        _ = connection => {}
+                        _ = cut.wait_for(Option::is_some) => {}
+                    }
                 });
             }
         }
     }
+}
+
+/// The port again after a cut; `None` when it was taken meanwhile (the test then fails on
+/// refused connections, which says what happened).
+async fn rebind(address: std::net::SocketAddr) -> Option<TcpListener> {
+    for _ in 0..100 {
+        // The standard library sets SO_REUSEADDR, so connections of before the cut in
+        // TIME_WAIT do not hold the port.
+        if let Ok(listener) = std::net::TcpListener::bind(address)
+            && listener.set_nonblocking(true).is_ok()
+            && let Ok(listener) = TcpListener::from_std(listener)
+        {
+            return Some(listener);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    None
 }
 
 fn lock(state: &Shared) -> std::sync::MutexGuard<'_, State> {
@@ -92,6 +136,8 @@ struct Target {
 enum Outcome {
     Reply(Response<Body>),
     Hang(LeasePartition),
+    /// A request a [`faults::RequestFault`] holds until it is lifted.
+    Held(faults::RequestFault),
     /// A request that webhooks must see ([`intercept`]), and whether a metadata-only view
     /// of its answer was asked for.
     Intercept(Box<intercept::Job>, bool),
@@ -109,13 +155,42 @@ async fn handle(request: Request<Incoming>, state: Shared) -> Response<Body> {
         Ok(collected) => collected.to_bytes(),
         Err(_) => Bytes::new(),
     };
-    match respond(&parts, &body, &state) {
+    let response = match respond(&parts, &body, &state) {
         Outcome::Reply(response) => response,
         Outcome::Hang(partition) => hang(partition, &state).await,
+        Outcome::Held(fault) => held(fault, &state).await,
         Outcome::Intercept(job, metadata_only) => {
             let verb = job.operation.verb();
-            let answer = intercept::run(*job, state).await;
+            let answer = intercept::run(*job, state.clone()).await;
             answer_reply(verb, metadata_only, answer.result, &answer.warnings)
+        }
+    };
+    let not_found_reason = lock(&state).scripts.not_found_reason.clone();
+    match not_found_reason {
+        Some(reason) if response.status() == 404 => with_reason(response, &reason).await,
+        _ => response,
+    }
+}
+
+/// A 404 answer with another Status reason, as servers that are not Kubernetes' own write it.
+async fn with_reason(response: Response<Body>, reason: &str) -> Response<Body> {
+    let body = match response.into_body().collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => Bytes::new(),
+    };
+    let mut status: Value = serde_json::from_slice(&body).unwrap_or_else(|_| json!({}));
+    status["reason"] = Value::String(reason.to_string());
+    json_reply(404, &status)
+}
+
+/// Holds a request until its fault is lifted, then answers with its error.
+async fn held(fault: faults::RequestFault, state: &Shared) -> Response<Body> {
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let mut s = lock(state);
+        if !s.scripts.request_faults.iter().any(|f| f.same_as(&fault)) {
+            s.held -= 1;
+            return json_reply(fault.code, &fault.status());
         }
     }
 }
@@ -266,6 +341,19 @@ fn respond(parts: &hyper::http::request::Parts, body: &Bytes, state: &Shared) ->
     };
     if let Some(refused) = refusal(&s, verb, &target) {
         return error_reply(&refused).into();
+    }
+    if let Some(fault) = faults::request_fault(&mut s.scripts.request_faults, verb, &target.t) {
+        if fault.hang {
+            s.held += 1;
+            return Outcome::Held(fault);
+        }
+        let mut response = json_reply(fault.code, &fault.status());
+        if let Some(seconds) = fault.retry_after
+            && let Ok(value) = hyper::header::HeaderValue::from_str(&seconds.to_string())
+        {
+            response.headers_mut().insert("Retry-After", value);
+        }
+        return response.into();
     }
     if let Some(partition) = faults::lease_fault(
         &s.scripts.lease_faults,

@@ -36,7 +36,9 @@
 //! ([`KubeServer::fail_job`]), tokens for TokenReviews ([`KubeServer::add_token`], answered with
 //! SubjectAccessReviews from the RBAC objects stored, [`reviews`]), objects stored without the checks of a write
 //! ([`KubeServer::put_unchecked`]), faults
-//! ([`KubeServer::refuse`], [`KubeServer::partition_lease`], [`KubeServer::heal_lease`]), watch
+//! ([`KubeServer::refuse`], [`KubeServer::partition_lease`], [`KubeServer::heal_lease`],
+//! [`KubeServer::cut_connections`], [`KubeServer::fail_requests`],
+//! [`KubeServer::answer_not_found_with`], [`KubeServer::expire_watches`]), watch
 //! controls ([`KubeServer::compact`], [`KubeServer::send_bookmarks`]), and what happened
 //! ([`KubeServer::requests`], [`KubeServer::object`], [`KubeServer::objects`],
 //! [`KubeServer::all_objects`],
@@ -68,7 +70,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-pub use faults::LeaseFault;
+pub use faults::{LeaseFault, RequestFault};
 pub use store::{Establish, Refusal, RequestRecord, Rollout};
 use store::{Key, State};
 
@@ -212,6 +214,37 @@ users:
             .retain(|p| !(p.namespace == namespace && p.lease == lease && p.holder == holder));
     }
 
+    /// Closes the port and drops every open connection (watches included) for `duration`,
+    /// then listens again on the same port: an API server restart, or a partition.
+    pub fn cut_connections(&self, duration: std::time::Duration) {
+        let until = std::time::Instant::now() + duration;
+        self.lock().cuts.send_replace(Some(until));
+    }
+
+    /// Answers requests that `fault` matches with its error, until it is used up or
+    /// [`KubeServer::clear_request_faults`].
+    pub fn fail_requests(&self, fault: RequestFault) {
+        self.lock().scripts.request_faults.push(fault);
+    }
+
+    pub fn clear_request_faults(&self) {
+        self.lock().scripts.request_faults.clear();
+    }
+
+    /// Answers every 404 with this Status reason instead of `NotFound`, as some servers,
+    /// proxies and emulators do ("Object Not Found").
+    pub fn answer_not_found_with(&self, reason: &str) {
+        self.lock().scripts.not_found_reason = Some(reason.into());
+    }
+
+    /// Ends every open watch with a 410 Expired ERROR event and forgets the change history, so
+    /// resuming from the last resourceVersion is refused too and watchers must list again.
+    pub fn expire_watches(&self) {
+        let mut state = self.lock();
+        state.compact();
+        state.expiries.send_modify(|n| *n += 1);
+    }
+
     /// How many requests a fault holds unanswered right now.
     pub fn held_requests(&self) -> usize {
         self.lock().held
@@ -308,6 +341,24 @@ users:
                 .into(),
         };
         self.lock().put_unchecked(key, object);
+    }
+
+    /// Deletes a stored object at once, without the checks of a request: what another
+    /// client did while a test had cut every connection ([`KubeServer::cut_connections`]).
+    pub fn remove_unchecked(
+        &self,
+        group: &str,
+        plural: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> bool {
+        let key = Key {
+            group: group.into(),
+            plural: plural.into(),
+            namespace: namespace.unwrap_or_default().into(),
+            name: name.into(),
+        };
+        self.lock().remove_unchecked(key)
     }
 
     /// Every stored object of every resource, for "nothing is left" checks.

@@ -94,6 +94,11 @@ pub struct Scripts {
     pub legacy_discovery: bool,
     /// Names of Jobs that fail instead of completing.
     pub failing_jobs: Vec<String>,
+    /// Error answers to chosen requests.
+    pub request_faults: Vec<super::faults::RequestFault>,
+    /// The reason of every 404 answer, instead of `NotFound` (some servers and proxies
+    /// answer "Object Not Found").
+    pub not_found_reason: Option<String>,
 }
 
 impl Default for Scripts {
@@ -109,6 +114,8 @@ impl Default for Scripts {
             tokens: HashMap::new(),
             legacy_discovery: false,
             failing_jobs: Vec::new(),
+            request_faults: Vec::new(),
+            not_found_reason: None,
         }
     }
 }
@@ -258,6 +265,10 @@ pub struct State {
     compacted: u64,
     /// Bumped to ask every open watch that allows bookmarks for one now.
     pub bookmark_requests: tokio::sync::watch::Sender<u64>,
+    /// Bumped to end every open watch with a 410 Expired ERROR event.
+    pub expiries: tokio::sync::watch::Sender<u64>,
+    /// Set to close the port and drop every connection until that moment.
+    pub cuts: tokio::sync::watch::Sender<Option<std::time::Instant>>,
     /// Reads since the last spec change: (generation, reads) for Deployments, reads for CRDs.
     pub(super) reads: HashMap<Key, (i64, u32)>,
     /// Deployments: the generation being rolled out, since when, and whether a test completed
@@ -280,6 +291,8 @@ impl State {
             history: Vec::new(),
             compacted: 0,
             bookmark_requests: tokio::sync::watch::Sender::new(0),
+            expiries: tokio::sync::watch::Sender::new(0),
+            cuts: tokio::sync::watch::Sender::new(None),
             reads: HashMap::new(),
             rollouts: HashMap::new(),
         };
@@ -800,6 +813,17 @@ impl State {
             "ADDED"
         };
         self.commit(key, Some(object), kind);
+    }
+
+    /// Deletes the object at `key` at once (no finalizers, no garbage collection), as a
+    /// change watches see; false when there was none.
+    pub fn remove_unchecked(&mut self, key: Key) -> bool {
+        if !self.objects.contains_key(&key) {
+            return false;
+        }
+        self.next_version();
+        self.commit(key, None, "DELETED");
+        true
     }
 }
 

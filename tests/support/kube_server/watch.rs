@@ -192,6 +192,7 @@ pub fn start(state: &mut State, request: WatchRequest) -> Result<mpsc::Receiver<
     }
     let mut changes = state.changes.subscribe();
     let mut bookmark_requests = state.bookmark_requests.subscribe();
+    let mut expiries = state.expiries.subscribe();
     let (sender, receiver) = mpsc::channel::<Bytes>(256);
     tokio::spawn(async move {
         for item in initial {
@@ -253,6 +254,12 @@ pub fn start(state: &mut State, request: WatchRequest) -> Result<mpsc::Receiver<
                     return;
                 }
                 _ = sender.closed() => return,
+                _ = expiries.changed() => {
+                    let _ = sender
+                        .send(expired(format!("too old resource version: {last_seen}")))
+                        .await;
+                    return;
+                }
             };
             if sender.send(line).await.is_err() {
                 return;

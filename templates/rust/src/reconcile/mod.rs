@@ -1,0 +1,355 @@
+//! What every controller shares, written once: how a controller runs ([`run`]: concurrency,
+//! graceful shutdown, logs, metrics, the backoff of failing objects), its errors ([`Error`]), the
+//! finalizer ([`finalize`]), and the helpers of [`backoff`], [`conditions`], [`events`],
+//! [`ownership`] and [`rollout`]. A kind's controller in `crate::controllers` holds only that kind's desired
+//! state and status; `operator-rs create api` adds one and never copies these.
+
+pub mod backoff;
+pub mod conditions;
+pub mod events;
+pub mod ownership;
+pub mod rollout;
+#[cfg(test)]
+pub mod testing;
+
+use std::collections::HashSet;
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::NamespaceResourceScope;
+use kube::api::{ListParams, Patch, PatchParams};
+use kube::runtime::controller::{self, Action, Controller};
+use kube::runtime::finalizer::{self, finalizer};
+use kube::{Api, Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio_util::sync::CancellationToken;
+use tracing::{debug, warn};
+
+use crate::context::Context;
+use backoff::Repeated;
+
+/// How often the error backoff forgets the objects that were deleted.
+const BACKOFF_PRUNE: Duration = Duration::from_secs(60);
+
+/// A reconciliation that failed. [`Error::summary`] is what a status condition shows.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0} has no namespace, but its kind is namespaced")]
+    MissingNamespace(String),
+    #[error("the {kind} {name} is controlled by {owner}; delete it or rename its owner")]
+    OwnedElsewhere {
+        kind: String,
+        name: String,
+        owner: String,
+    },
+    /// A request failed; `action` is a verb ("read", "apply"), `object` what it was about.
+    #[error("cannot {action} {object}: {source}")]
+    Api {
+        action: &'static str,
+        object: String,
+        #[source]
+        source: kube::Error,
+    },
+    #[error(transparent)]
+    Finalizer(Box<finalizer::Error<Error>>),
+}
+
+impl Error {
+    /// The reason of a condition that reports this error, and the `error` label of the failure
+    /// metric: a few fixed values, never the message.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Error::MissingNamespace(_) => "MissingNamespace",
+            Error::OwnedElsewhere { .. } => "OwnedElsewhere",
+            Error::Api { action: "read", .. } => "ReadFailed",
+            Error::Api { .. } => "ApplyFailed",
+            Error::Finalizer(error) => match error.as_ref() {
+                finalizer::Error::ApplyFailed(e) | finalizer::Error::CleanupFailed(e) => e.reason(),
+                _ => "FinalizerFailed",
+            },
+        }
+    }
+
+    /// A stable message for a condition: the server's reason and code, never its message, which
+    /// changes on every attempt (and every status change triggers another reconciliation).
+    pub fn summary(&self) -> String {
+        let Error::Api {
+            action,
+            object,
+            source,
+        } = self
+        else {
+            return self.to_string();
+        };
+        let why = match source {
+            kube::Error::Api(status) => format!("{} (HTTP {})", status.reason, status.code),
+            kube::Error::HyperError(_) | kube::Error::Service(_) => {
+                "the API server did not answer".to_string()
+            }
+            _ => "the request failed (see the operator's logs)".to_string(),
+        };
+        format!("cannot {action} {object}: {why}")
+    }
+}
+
+/// Runs `controller` until `shutdown` is cancelled, then lets the reconciliations in flight
+/// finish. `name` labels its logs, metrics and backoff. It fails early, with a clear message,
+/// when the kind's CRD is not installed.
+pub async fn run<K, F, Fut>(
+    name: &'static str,
+    controller: Controller<K>,
+    reconcile: F,
+    ctx: Arc<Context>,
+    shutdown: CancellationToken,
+) -> Result<(), kube::Error>
+where
+    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>,
+    K: Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    F: Fn(Arc<K>, Arc<Context>) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<Action, Error>> + Send + 'static,
+{
+    ctx.api::<K>(&ctx.client)
+        .list(&ListParams::default().limit(1))
+        .await
+        .inspect_err(|e| warn!(controller = name, error = %e, "cannot list the kind's objects: is its CRD installed? (kubectl apply -f deploy/crds/)"))?;
+    tracing::info!(controller = name, concurrency = ctx.concurrency, "starting");
+    let controller = controller
+        .with_config(controller::Config::default().concurrency(ctx.concurrency))
+        .graceful_shutdown_on(shutdown.clone().cancelled_owned());
+    let store = controller.store();
+    let timed = move |object: Arc<K>, ctx: Arc<Context>| {
+        let timer = ctx.metrics.reconcile(name);
+        let uid = object.uid().unwrap_or_default();
+        let reconciled = reconcile(object, ctx.clone());
+        async move {
+            let result = reconciled.await;
+            drop(timer);
+            if result.is_ok() {
+                ctx.backoff.reset(name, &uid);
+            }
+            result
+        }
+    };
+    let policy = move |object: Arc<K>, error: &Error, ctx: Arc<Context>| {
+        let object_ref = kube::runtime::reflector::ObjectRef::from_obj(object.as_ref());
+        warn!(controller = name, object = %object_ref, %error, "reconcile failed");
+        ctx.metrics.reconcile_failure(name, error.reason());
+        Action::requeue(
+            ctx.backoff
+                .next_delay(name, &object.uid().unwrap_or_default()),
+        )
+    };
+    // kube's watcher backs off (with jitter) after each failed watch and yields one error per
+    // step: counting repeats keeps that to one line per step that says how long it has lasted.
+    let mut watch_failures = Repeated::default();
+    let reconciling = controller.run(timed, policy, ctx.clone()).for_each(|result| {
+        match result {
+            // Success is no news: the changes it made were logged where they were made.
+            Ok((object, _)) => {
+                watch_failures.reset();
+                debug!(controller = name, %object, "reconciled")
+            }
+            // `policy` logged it, with the object.
+            Err(controller::Error::ReconcilerFailed(..)) => {}
+            Err(controller::Error::ObjectNotFound(object)) => {
+                debug!(controller = name, %object, "object gone before its reconciliation")
+            }
+            // An unreachable API server, a missing permission...: say why nothing happens.
+            Err(error) => {
+                let failures = watch_failures.record(&error.to_string());
+                warn!(controller = name, %error, failures, "watch failed; retrying with backoff")
+            }
+        }
+        std::future::ready(())
+    });
+    let prune = async {
+        let mut tick = tokio::time::interval(BACKOFF_PRUNE);
+        loop {
+            tick.tick().await;
+            let live: HashSet<String> = store.state().iter().filter_map(|o| o.uid()).collect();
+            ctx.backoff.retain_live(name, &live);
+        }
+    };
+    // kube's graceful shutdown waits for the first listing of the cache, which a SIGTERM during
+    // start-up (or a missing permission failing every list) would make wait forever.
+    let shutdown_before_listing = async {
+        tokio::select! {
+            biased;
+            _ = store.wait_until_ready() => std::future::pending::<()>().await,
+            () = shutdown.cancelled() => {}
+        }
+    };
+    tokio::select! {
+        () = reconciling => {}
+        _ = prune => {}
+        () = shutdown_before_listing => {}
+    }
+    tracing::info!(controller = name, "stopped");
+    Ok(())
+}
+
+/// Runs `apply` or, for an object being deleted, `cleanup` behind the finalizer `name` when
+/// `with_finalizer` is on. When it is off, a deleted object that still carries the finalizer
+/// (added while it was on) is released, so that neither it nor its namespace stays Terminating.
+pub async fn finalize<K, Fut>(
+    object: Arc<K>,
+    ctx: &Context,
+    name: &str,
+    with_finalizer: bool,
+    reconcile: impl FnOnce(finalizer::Event<K>) -> Fut,
+) -> Result<Action, Error>
+where
+    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>,
+    K: Clone + DeserializeOwned + Serialize + Debug,
+    Fut: Future<Output = Result<Action, Error>>,
+{
+    let namespace = object
+        .namespace()
+        .ok_or_else(|| Error::MissingNamespace(object.name_any()))?;
+    let api: Api<K> = Api::namespaced(ctx.client.clone(), &namespace);
+    if with_finalizer {
+        return finalizer(&api, name, object, reconcile)
+            .await
+            .map_err(|e| Error::Finalizer(Box::new(e)));
+    }
+    if object.meta().deletion_timestamp.is_none() {
+        return reconcile(finalizer::Event::Apply(object)).await;
+    }
+    if object.finalizers().iter().any(|f| f == name) {
+        let rest: Vec<&String> = object.finalizers().iter().filter(|f| *f != name).collect();
+        // The resourceVersion makes it fail, rather than drop another finalizer, when the list
+        // changed since it was read.
+        let patch = serde_json::json!({
+            "metadata": {"finalizers": rest, "resourceVersion": object.resource_version()}
+        });
+        api.patch(
+            &object.name_any(),
+            &PatchParams::default(),
+            &Patch::Merge(&patch),
+        )
+        .await
+        .map_err(|source| Error::Api {
+            action: "remove the finalizer of",
+            object: object.name_any(),
+            source,
+        })?;
+    }
+    // Its children go by garbage collection once it is gone.
+    Ok(Action::await_change())
+}
+
+#[cfg(test)]
+mod tests {
+    //! The finalizer paths, on a ConfigMap: they are the same for every kind.
+
+    use super::*;
+    use http::{Method, StatusCode};
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+    use k8s_openapi::jiff::Timestamp;
+    use serde_json::json;
+    use testing::{context, expect, run_with_timeout};
+
+    const FINALIZER: &str = "example.com/finalizer";
+    const OBJECT: &str = "/api/v1/namespaces/default/configmaps/test";
+
+    fn object(finalizers: &[&str], deleted: bool) -> Arc<ConfigMap> {
+        let mut object = ConfigMap::default();
+        object.metadata.name = Some("test".to_string());
+        object.metadata.namespace = Some("default".to_string());
+        object.metadata.resource_version = Some("7".to_string());
+        object.metadata.finalizers = Some(finalizers.iter().map(|f| f.to_string()).collect());
+        object.metadata.deletion_timestamp = deleted.then(|| Time(Timestamp::now()));
+        Arc::new(object)
+    }
+
+    async fn applied(_: finalizer::Event<ConfigMap>) -> Result<Action, Error> {
+        Ok(Action::requeue(Duration::from_secs(1)))
+    }
+
+    #[test]
+    fn summaries_are_stable() {
+        let forbidden = |message: &str| Error::Api {
+            action: "apply",
+            object: "the Deployment d".to_string(),
+            source: kube::Error::Api(
+                kube::core::Status::failure(message, "Forbidden")
+                    .with_code(403)
+                    .boxed(),
+            ),
+        };
+        let first = forbidden("request 1 was forbidden").summary();
+        assert_eq!(first, "cannot apply the Deployment d: Forbidden (HTTP 403)");
+        assert_eq!(first, forbidden("request 2 was forbidden").summary());
+        assert_eq!(forbidden("").reason(), "ApplyFailed");
+    }
+
+    #[tokio::test]
+    async fn with_the_finalizer_a_new_object_gets_it_first() {
+        let (ctx, mut handle) = context();
+        let server = tokio::spawn(async move {
+            let patch = expect(
+                &mut handle,
+                Method::PATCH,
+                OBJECT,
+                StatusCode::OK,
+                json!({"apiVersion": "v1", "kind": "ConfigMap"}),
+            )
+            .await;
+            assert!(patch.to_string().contains(FINALIZER), "{patch}");
+        });
+        let action = finalize(object(&[], false), &ctx, FINALIZER, true, applied).await;
+        assert_eq!(action.unwrap(), Action::await_change());
+        run_with_timeout(server).await.unwrap();
+    }
+
+    /// Turned off after objects got it: a deleted one is released, keeping other finalizers.
+    #[tokio::test]
+    async fn without_the_finalizer_a_deleted_object_that_carries_it_is_released() {
+        let (ctx, mut handle) = context();
+        let server = tokio::spawn(async move {
+            let patch = expect(
+                &mut handle,
+                Method::PATCH,
+                OBJECT,
+                StatusCode::OK,
+                json!({"apiVersion": "v1", "kind": "ConfigMap"}),
+            )
+            .await;
+            assert_eq!(
+                patch,
+                json!({"metadata": {"finalizers": ["other/keep"], "resourceVersion": "7"}})
+            );
+        });
+        let deleted = object(&["other/keep", FINALIZER], true);
+        let action = finalize(deleted, &ctx, FINALIZER, false, applied).await;
+        assert_eq!(action.unwrap(), Action::await_change());
+        run_with_timeout(server).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn without_the_finalizer_a_deleted_object_needs_nothing() {
+        let (ctx, handle) = context();
+        let action = finalize(
+            object(&["other/keep"], true),
+            &ctx,
+            FINALIZER,
+            false,
+            applied,
+        )
+        .await;
+        assert_eq!(action.unwrap(), Action::await_change());
+        drop(handle);
+    }
+
+    #[tokio::test]
+    async fn without_the_finalizer_a_live_object_is_applied() {
+        let (ctx, handle) = context();
+        let action = finalize(object(&[], false), &ctx, FINALIZER, false, applied).await;
+        assert_eq!(action.unwrap(), Action::requeue(Duration::from_secs(1)));
+        drop(handle);
+    }
+}
