@@ -809,7 +809,17 @@ fn a_signal_during_start_up_stops_it() {
         &format!("http://{}", silent.local_addr().unwrap()),
     );
     let operator = cluster.operator_of(built(), &kubeconfig, "operator", &[]);
-    metrics_address(&operator);
+    // The probes are served before connecting (/metrics only once connected: it asks the API
+    // server about its callers).
+    wait_for(
+        "the operator to serve its probes",
+        DEADLINE,
+        || {
+            operator.assert_running();
+            operator.printed_address("/healthz")
+        },
+        || operator.logs(),
+    );
     operator.signal("TERM");
     let status = operator.wait_exit(GRACE_PERIOD);
     assert!(status.success(), "{status}\n{}", operator.logs());
