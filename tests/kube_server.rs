@@ -1650,6 +1650,46 @@ mod field_ownership {
         assert_eq!(merge(&json!([1, 2]), &json!([3])), json!([3]));
     }
 
+    /// Conditions (a list map keyed by `type` in CRDs): each applier owns its own types, and a
+    /// type it stops applying goes while another's stays.
+    #[test]
+    fn conditions_merge_by_type_per_manager() {
+        let object = |conditions: Value| {
+            json!({"apiVersion": "x.io/v1", "kind": "X", "metadata": {"name": "x"},
+                   "status": {"conditions": conditions}})
+        };
+        let ready = json!({"type": "Ready", "status": "True"});
+        let stale = json!({"type": "Stale", "status": "True"});
+        let backup = json!({"type": "BackupDone", "status": "True"});
+        let first = apply(
+            None,
+            &object(json!([ready, stale])),
+            "operator",
+            false,
+            "t1",
+        )
+        .unwrap();
+        let other = apply(
+            Some(&first),
+            &object(json!([backup])),
+            "backup",
+            false,
+            "t2",
+        )
+        .unwrap();
+        let again = apply(
+            Some(&other),
+            &object(json!([ready])),
+            "operator",
+            false,
+            "t3",
+        )
+        .unwrap();
+        assert_eq!(again["status"]["conditions"], json!([ready, backup]));
+        let json = Fields::of_object(&again).to_json();
+        assert!(json["f:status"]["f:conditions"]["k:{\"type\":\"Ready\"}"].is_object());
+    }
+
     #[test]
     fn dropping_a_list_item_removes_it() {
         let mut two = deployment("a", 1);
