@@ -33,3 +33,9 @@ if [[ ! -x $venv/bin/kubernetes-validate || ! -x $venv/bin/checkov ]] \
     "$venv/bin/pip" install -q --disable-pip-version-check \
         "kubernetes-validate==1.37.0" "checkov==3.3.30" "helm-python-sdk==0.2.2"
 fi
+# check-jsonschema judges the generated GitHub workflow and dependabot config against the
+# schemas it ships (offline: --builtin-schema vendor.github-workflows, vendor.dependabot).
+if [[ ! -x $venv/bin/check-jsonschema ]]; then
+    echo "== installing check-jsonschema into $venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check "check-jsonschema==0.39.0"
+fi

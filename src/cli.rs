@@ -336,8 +336,8 @@ pub struct BuildArgs {
     #[arg(long = "build-arg", value_name = "KEY=VALUE", value_parser = crate::image::parse_key_value)]
     pub build_args: Vec<(String, String)>,
 
-    /// Target platform of the image, for example linux/arm64
-    #[arg(long)]
+    /// Target platform of the image, for example linux/arm64 (Rust projects: linux/amd64 or linux/arm64, cross-compiled on this machine's platform)
+    #[arg(long, value_name = "OS/ARCH", value_parser = crate::image::parse_platform)]
     pub platform: Option<String>,
 
     /// Build every step again instead of reusing cached layers

@@ -354,6 +354,18 @@ fn bad_input_is_a_usage_error_and_runs_nothing() {
             vec!["demo:v1".into(), "--builder".into(), "kaniko".into()],
             "kaniko",
         ),
+        (
+            vec!["demo:v1".into(), "--platform".into(), "arm64".into()],
+            "\"arm64\" must be one platform, OS/ARCH[/VARIANT]",
+        ),
+        (
+            vec![
+                "demo:v1".into(),
+                "--platform".into(),
+                "linux/amd64,linux/arm64".into(),
+            ],
+            "must be one platform",
+        ),
     ];
     for (args, expected) in cases {
         let output = operator_rs(dir.path())
@@ -387,6 +399,212 @@ fn bad_input_is_a_usage_error_and_runs_nothing() {
         std::fs::read_to_string(&marker)
             .unwrap()
             .contains("--tag demo:v1")
+    );
+}
+
+/// A stand-in builder named `tool` that records its arguments, and `DOCKER_BUILDKIT` when set,
+/// one run a line, and succeeds.
+fn recording_builder(bin: &Path, tool: &str, marker: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let script = bin.join(tool);
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"${{DOCKER_BUILDKIT:+DOCKER_BUILDKIT=$DOCKER_BUILDKIT }}$*\" >> {}\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// `build --platform linux/arm64` of a generated Rust project reaches each builder as its
+/// `--platform` (docker with BuildKit, which the Dockerfile's cache mounts and platform
+/// arguments need); a platform the Dockerfile does not cross-compile for is refused first.
+/// Real cross builds cannot run here (see
+/// `the_rust_dockerfile_cross_compiles_from_the_build_platform`), so the builders are
+/// stand-ins that record how they were called.
+#[test]
+fn build_for_another_platform_reaches_each_builder() {
+    let parent = tempfile::tempdir().unwrap();
+    let project = support::project::new_memcached_operator(parent.path(), "demo-operator");
+    for tool in ["docker", "podman", "buildah"] {
+        let bin = tempfile::tempdir().unwrap();
+        let marker = bin.path().join("calls");
+        recording_builder(bin.path(), tool, &marker);
+        operator_rs(&project)
+            .args([
+                "build",
+                "demo:v1",
+                "--platform",
+                "linux/arm64",
+                "--builder",
+                tool,
+            ])
+            .env("PATH", bin.path())
+            .env_remove("DOCKER_BUILDKIT")
+            .assert()
+            .success();
+        let calls = std::fs::read_to_string(&marker).unwrap();
+        let build = calls
+            .lines()
+            .find(|l| l.contains(" build ") || l.starts_with("build "))
+            .unwrap_or_else(|| panic!("{tool} was not asked to build: {calls}"));
+        assert!(build.contains("--platform linux/arm64"), "{tool}: {build}");
+        assert_eq!(
+            build.starts_with("DOCKER_BUILDKIT=1 "),
+            tool == "docker",
+            "{tool}: {build}"
+        );
+
+        let before = read_tree(&project);
+        let output = operator_rs(&project)
+            .args([
+                "build",
+                "demo:v1",
+                "--platform",
+                "linux/riscv64",
+                "--builder",
+                tool,
+            ])
+            .env("PATH", bin.path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = text(&output.stderr);
+        assert!(
+            stderr.contains("--platform linux/riscv64: the Rust operator's build/Dockerfile cross-compiles for linux/amd64 and linux/arm64"),
+            "{stderr}"
+        );
+        assert_eq!(read_tree(&project), before);
+    }
+}
+
+/// The generated Rust Dockerfile's cross build, as far as it can run here: its builder stage
+/// runs on the build platform and its first step, run for real by the shell the builder
+/// image has (dash) with stand-ins for dpkg, apt-get and rustup, picks the Rust target of
+/// TARGETARCH and installs a cross toolchain only for another architecture; cargo's registry
+/// and target/ are cache mounts, one target/ per architecture; the runtime stage runs nothing,
+/// so no emulator is needed. Not run here: a real cross build (this machine's Docker 20.10 has
+/// no BuildKit, and its buildah 1.28 and podman 4.3 neither expand BUILDPLATFORM in FROM nor
+/// take a local arm64 base image for --platform), nor pulling the Rust and distroless images.
+#[test]
+fn the_rust_dockerfile_cross_compiles_from_the_build_platform() {
+    use std::os::unix::fs::PermissionsExt;
+    let parent = tempfile::tempdir().unwrap();
+    let project = support::project::new_memcached_operator(parent.path(), "demo-operator");
+    let dockerfile = std::fs::read_to_string(project.join("build/Dockerfile")).unwrap();
+    // Logical lines, as the builders join continued ones.
+    let lines: Vec<String> = dockerfile
+        .replace("\\\n", " ")
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#') && !l.trim().is_empty())
+        .map(String::from)
+        .collect();
+    let froms: Vec<&String> = lines.iter().filter(|l| l.starts_with("FROM ")).collect();
+    assert_eq!(froms.len(), 2, "{froms:?}");
+    assert!(
+        froms[0].starts_with("FROM --platform=$BUILDPLATFORM ${BUILDER_IMAGE} AS builder"),
+        "{}",
+        froms[0]
+    );
+    assert_eq!(froms[1], "FROM ${BASE_IMAGE}");
+    let runtime_stage = lines
+        .iter()
+        .skip_while(|l| !l.starts_with("FROM ${BASE_IMAGE}"));
+    assert!(
+        runtime_stage.clone().all(|l| !l.starts_with("RUN ")),
+        "the runtime stage runs nothing, so it needs no emulator"
+    );
+    assert!(
+        runtime_stage
+            .clone()
+            .any(|l| l == "COPY --from=builder /demo-operator /usr/local/bin/demo-operator")
+    );
+    assert!(lines.iter().any(|l| l == "ARG TARGETARCH"));
+    let runs: Vec<&String> = lines.iter().filter(|l| l.starts_with("RUN ")).collect();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    let build = runs[1];
+    for fragment in [
+        "--mount=type=cache,target=/usr/local/cargo/registry",
+        "--mount=type=cache,target=/build/target,id=demo-operator-target-${TARGETARCH}",
+        "cargo build --release --locked --target \"${RUST_TARGET}\" --bin demo-operator",
+    ] {
+        assert!(build.contains(fragment), "{fragment} not in {build}");
+    }
+
+    // The first step, for each architecture, on an amd64 machine.
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("log");
+    for (tool, script) in [
+        ("dpkg", "#!/bin/sh\necho amd64\n".to_string()),
+        (
+            "apt-get",
+            format!("#!/bin/sh\necho \"apt-get $*\" >> {}\n", log.display()),
+        ),
+        (
+            "rustup",
+            format!("#!/bin/sh\necho \"rustup $*\" >> {}\n", log.display()),
+        ),
+        // The step cleans apt's lists: not this machine's.
+        (
+            "rm",
+            format!("#!/bin/sh\necho \"rm $*\" >> {}\n", log.display()),
+        ),
+    ] {
+        let path = bin.path().join(tool);
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let env_file = bin.path().join("rust-env");
+    let setup = runs[0]
+        .strip_prefix("RUN ")
+        .unwrap()
+        .replace("/rust-env", &env_file.to_string_lossy());
+    let step = |arch: &str| {
+        let _ = std::fs::remove_file(&log);
+        let output = StdCommand::new("sh")
+            .args(["-c", &format!("{setup} && . {} && env", env_file.display())])
+            .env("TARGETARCH", arch)
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.path().display()))
+            .output()
+            .unwrap();
+        let installed = std::fs::read_to_string(&log).unwrap_or_default();
+        (output, installed)
+    };
+    let (native, installed) = step("amd64");
+    assert!(native.status.success(), "{}", text(&native.stderr));
+    assert!(text(&native.stdout).contains("RUST_TARGET=x86_64-unknown-linux-gnu"));
+    assert_eq!(
+        installed, "",
+        "nothing to install for the machine's own architecture"
+    );
+    let (cross, installed) = step("arm64");
+    assert!(cross.status.success(), "{}", text(&cross.stderr));
+    let env = text(&cross.stdout);
+    for variable in [
+        "RUST_TARGET=aarch64-unknown-linux-gnu",
+        "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc",
+        "CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc",
+    ] {
+        assert!(
+            env.lines().any(|l| l == variable),
+            "{variable} not in:\n{env}"
+        );
+    }
+    assert!(
+        installed.contains("gcc-aarch64-linux-gnu libc6-dev-arm64-cross"),
+        "{installed}"
+    );
+    assert!(
+        installed.contains("rustup target add aarch64-unknown-linux-gnu"),
+        "{installed}"
+    );
+    let (other, _) = step("riscv64");
+    assert!(!other.status.success());
+    assert!(
+        text(&other.stderr)
+            .contains("TARGETARCH=riscv64: this Dockerfile builds linux/amd64 and linux/arm64")
     );
 }
 

@@ -903,9 +903,16 @@ fn a_rust_project_deploys_with_its_sample() {
         &format!("Role/{name} (demo): created"),
         &format!("Deployment/{name} (demo): created"),
         "Memcached/memcached-sample (demo): created",
+        // /metrics: its Service, the role that may read it, and what the operator needs
+        // to ask the API server about callers.
+        &format!("Service/{name}-metrics (demo): created"),
+        &format!("ClusterRole/{name}-metrics-reader: created"),
+        &format!("ClusterRoleBinding/{name}-metrics-auth: created"),
     ] {
         assert!(stdout.contains(object), "{object} missing in:\n{stdout}");
     }
+    let metrics_auth = env.kubectl(&["get", "clusterrolebinding", &format!("{name}-metrics-auth")]);
+    assert_eq!(metrics_auth["subjects"][0]["namespace"], "demo");
     let deployment = env.kubectl(&["-n", "demo", "get", "deployment", name]);
     assert_eq!(
         deployment["spec"]["template"]["spec"]["containers"][0]["image"],

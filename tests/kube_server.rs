@@ -256,6 +256,139 @@ fn refused_verbs_answer_403_with_a_status() {
     );
 }
 
+/// TokenReviews know the tokens a test added, and SubjectAccessReviews follow the RBAC objects
+/// stored: ClusterRoleBindings for non-resource URLs and every namespace, RoleBindings (to a
+/// Role or a ClusterRole) in their own namespace, resourceNames and subresources. kubectl
+/// (`create --raw`, JSON) and kube-rs ask.
+#[tokio::test]
+async fn reviews_answer_from_known_tokens_and_stored_rbac() {
+    use k8s_openapi::api::authorization::v1::{
+        ResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec,
+    };
+    let server = KubeServer::start();
+    server.add_token(
+        "reader-token",
+        "system:serviceaccount:demo:reader",
+        &["system:serviceaccounts"],
+    );
+    let kubectl = Kubectl::new(&server);
+    let rbac = [
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "demo"}}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+               "metadata": {"name": "metrics-reader"},
+               "rules": [{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}]}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+               "metadata": {"name": "reader-reads-metrics"},
+               "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": "demo"}],
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                           "name": "metrics-reader"}}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+               "metadata": {"name": "lease-holder", "namespace": "demo"},
+               "rules": [{"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+                          "resourceNames": ["mine"], "verbs": ["get", "update"]},
+                         {"apiGroups": ["apps"], "resources": ["deployments/status"],
+                          "verbs": ["patch"]}]}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+               "metadata": {"name": "ops-hold-leases", "namespace": "demo"},
+               "subjects": [{"kind": "Group", "name": "ops"}],
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                           "name": "lease-holder"}}),
+    ]
+    .map(|object| object.to_string())
+    .join("\n---\n");
+    kubectl.ok(&["apply", "--server-side", "-f", "-"], Some(&rbac));
+
+    let review = |token: &str| -> serde_json::Value {
+        let body = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+                          "spec": {"token": token}});
+        let out = kubectl.ok(
+            &[
+                "create",
+                "--raw",
+                "/apis/authentication.k8s.io/v1/tokenreviews",
+                "-f",
+                "-",
+            ],
+            Some(&body.to_string()),
+        );
+        serde_json::from_str(&out).unwrap()
+    };
+    let known = review("reader-token");
+    assert_eq!(known["status"]["authenticated"], true, "{known}");
+    assert_eq!(
+        known["status"]["user"]["username"],
+        "system:serviceaccount:demo:reader"
+    );
+    let groups = known["status"]["user"]["groups"].as_array().unwrap();
+    assert!(groups.contains(&json!("system:authenticated")), "{known}");
+    let unknown = review("who-knows");
+    assert!(unknown["status"]["authenticated"].is_null(), "{unknown}");
+
+    let access = |user: &str, path: &str| -> bool {
+        let body = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                          "spec": {"user": user, "groups": ["system:authenticated"],
+                                   "nonResourceAttributes": {"path": path, "verb": "get"}}});
+        let out = kubectl.ok(
+            &[
+                "create",
+                "--raw",
+                "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                "-f",
+                "-",
+            ],
+            Some(&body.to_string()),
+        );
+        let answer: serde_json::Value = serde_json::from_str(&out).unwrap();
+        answer["status"]["allowed"] == true
+    };
+    assert!(access("system:serviceaccount:demo:reader", "/metrics"));
+    assert!(!access("system:serviceaccount:demo:other", "/metrics"));
+    assert!(!access("system:serviceaccount:demo:reader", "/healthz"));
+
+    let api: Api<SubjectAccessReview> = Api::all(client(&server));
+    let ask = |namespace: &str,
+               resource: &str,
+               subresource: Option<&str>,
+               name: Option<&str>,
+               verb: &str| {
+        let review = SubjectAccessReview {
+            spec: SubjectAccessReviewSpec {
+                user: Some("alice".into()),
+                groups: Some(vec!["ops".into()]),
+                resource_attributes: Some(ResourceAttributes {
+                    namespace: Some(namespace.into()),
+                    group: Some(
+                        if resource == "leases" {
+                            "coordination.k8s.io"
+                        } else {
+                            "apps"
+                        }
+                        .into(),
+                    ),
+                    resource: Some(resource.into()),
+                    subresource: subresource.map(String::from),
+                    name: name.map(String::from),
+                    verb: Some(verb.into()),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let api = api.clone();
+        async move {
+            let answered = api.create(&PostParams::default(), &review).await.unwrap();
+            answered.status.unwrap().allowed
+        }
+    };
+    assert!(ask("demo", "leases", None, Some("mine"), "update").await);
+    assert!(!ask("demo", "leases", None, Some("theirs"), "update").await);
+    assert!(!ask("demo", "leases", None, None, "create").await);
+    assert!(!ask("other", "leases", None, Some("mine"), "get").await);
+    assert!(ask("demo", "deployments", Some("status"), Some("web"), "patch").await);
+    assert!(!ask("demo", "deployments", None, Some("web"), "patch").await);
+}
+
 #[tokio::test]
 async fn kube_rs_watches_and_gets_conflicts_on_stale_updates() {
     let server = KubeServer::start();

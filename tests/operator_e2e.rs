@@ -43,6 +43,8 @@ struct Built {
     binary: PathBuf,
     crd: String,
     role: Value,
+    /// deploy/metrics_reader_role.yaml: the ClusterRole that lets a caller read /metrics.
+    metrics_reader_role: String,
 }
 
 /// The project as `new` makes it: the finalizer off.
@@ -96,6 +98,7 @@ fn build(name: &str, with_finalizer: bool) -> Built {
         binary,
         crd: read("deploy/crds/cache.example.com_memcacheds_crd.yaml"),
         role: operator_rs::yaml::from_str(&read("deploy/role.yaml")).unwrap(),
+        metrics_reader_role: read("deploy/metrics_reader_role.yaml"),
     }
 }
 
@@ -216,7 +219,8 @@ impl Cluster {
 
     /// Starts the operator binary against this server with `args`. Its metrics and probes
     /// listen on ports the system picks (port 0): a port a test found free and let go can be
-    /// taken by a parallel test before the operator binds it.
+    /// taken by a parallel test before the operator binds it. Metrics are plain HTTP
+    /// (`--metrics-secure=false`, as for a local run) unless `args` say otherwise.
     fn operator(&self, label: &str, args: &[&str]) -> Running {
         self.operator_of(built(), &self.server.kubeconfig(), label, args)
     }
@@ -230,6 +234,9 @@ impl Cluster {
         args: &[&str],
     ) -> Running {
         let mut command = Command::new(&built.binary);
+        if !args.iter().any(|a| a.starts_with("--metrics-secure")) {
+            command.arg("--metrics-secure=false");
+        }
         command
             .args(["--metrics-bind-address", "127.0.0.1:0"])
             .args(["--health-probe-bind-address", "127.0.0.1:0"])
@@ -802,7 +809,17 @@ fn a_signal_during_start_up_stops_it() {
         &format!("http://{}", silent.local_addr().unwrap()),
     );
     let operator = cluster.operator_of(built(), &kubeconfig, "operator", &[]);
-    metrics_address(&operator);
+    // The probes are served before connecting (/metrics only once connected: it asks the API
+    // server about its callers).
+    wait_for(
+        "the operator to serve its probes",
+        DEADLINE,
+        || {
+            operator.assert_running();
+            operator.printed_address("/healthz")
+        },
+        || operator.logs(),
+    );
     operator.signal("TERM");
     let status = operator.wait_exit(GRACE_PERIOD);
     assert!(status.success(), "{status}\n{}", operator.logs());
@@ -1020,6 +1037,129 @@ fn leader_election_hands_over_when_the_leader_cannot_renew() {
     let status = replicas[standby].process.wait_exit(GRACE_PERIOD);
     assert!(status.success(), "{status}\n{}", logs(&replicas));
     assert_eq!(holder(&cluster), None, "the Lease was not released");
+}
+
+/// `/metrics` as deployed: over HTTPS (here with the certificate of `--metrics-cert-dir`, which
+/// curl verifies), and only for callers the API server authenticates (TokenReview) and allows
+/// to get `/metrics` (SubjectAccessReview against the project's own metrics-reader ClusterRole,
+/// bound to one service account): that one's token gets 200, no token 401, a valid token of
+/// another service account 403. curl is the independent client.
+#[test]
+fn metrics_are_served_over_https_to_the_callers_the_api_server_allows() {
+    let cluster = Cluster::start();
+    let role = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(role.path(), &built().metrics_reader_role).unwrap();
+    cluster.kubectl(&[
+        "apply",
+        "--server-side",
+        "-f",
+        role.path().to_str().unwrap(),
+    ]);
+    let role_name = format!("{NAME}-metrics-reader");
+    let binding = json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": "prometheus-reads-metrics"},
+        "subjects": [{"kind": "ServiceAccount", "name": "prometheus", "namespace": NAMESPACE}],
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role_name},
+    });
+    let binding_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(binding_file.path(), binding.to_string()).unwrap();
+    cluster.kubectl(&[
+        "apply",
+        "--server-side",
+        "-f",
+        binding_file.path().to_str().unwrap(),
+    ]);
+    let service_account_groups = ["system:serviceaccounts", "system:serviceaccounts:demo"];
+    cluster.server.add_token(
+        "prometheus-token",
+        &format!("system:serviceaccount:{NAMESPACE}:prometheus"),
+        &service_account_groups,
+    );
+    cluster.server.add_token(
+        "other-token",
+        &format!("system:serviceaccount:{NAMESPACE}:other"),
+        &service_account_groups,
+    );
+
+    let ca = support::certs::TestCa::new();
+    let cert_dir = tempfile::tempdir().unwrap();
+    std::fs::copy(ca.path("server.pem"), cert_dir.path().join("tls.crt")).unwrap();
+    std::fs::copy(ca.path("server.key"), cert_dir.path().join("tls.key")).unwrap();
+    let operator = cluster.operator(
+        "operator",
+        &[
+            "--metrics-secure=true",
+            "--metrics-cert-dir",
+            cert_dir.path().to_str().unwrap(),
+        ],
+    );
+    let address = wait_for(
+        "the operator to log where it serves /metrics over HTTPS",
+        DEADLINE,
+        || {
+            operator.assert_running();
+            let stdout = operator.stdout();
+            let line = stdout.lines().find(|l| l.contains("https://"))?;
+            Some(
+                line.split("https://")
+                    .nth(1)?
+                    .split('/')
+                    .next()?
+                    .to_string(),
+            )
+        },
+        || operator.logs(),
+    );
+    let scrape = |token: Option<&str>| -> (String, String) {
+        let mut command = Command::new("curl");
+        command
+            .args(["--silent", "--show-error", "--max-time", "30"])
+            .arg("--cacert")
+            .arg(ca.path("ca.pem"))
+            .args(["--write-out", "\n%{http_code}"])
+            .arg(format!("https://{address}/metrics"));
+        if let Some(token) = token {
+            command.args(["--header", &format!("Authorization: Bearer {token}")]);
+        }
+        let output = command.output().expect("curl runs");
+        assert!(
+            output.status.success(),
+            "curl failed: {}\n{}",
+            String::from_utf8_lossy(&output.stderr),
+            operator.logs()
+        );
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        let (body, code) = text.rsplit_once('\n').unwrap();
+        (code.to_string(), body.to_string())
+    };
+    let (code, body) = scrape(Some("prometheus-token"));
+    assert_eq!(code, "200", "{body}\n{}", operator.logs());
+    assert!(body.contains("_operator_leader 1"), "{body}");
+    assert_eq!(scrape(None).0, "401");
+    assert_eq!(scrape(Some("not-a-token")).0, "401");
+    assert_eq!(scrape(Some("other-token")).0, "403");
+    // Plain HTTP to the HTTPS port gets no metrics.
+    let plain = Command::new("curl")
+        .args(["--silent", "--max-time", "30"])
+        .arg(format!("http://{address}/metrics"))
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&plain.stdout).contains("_operator_leader"));
+    let reviews: Vec<String> = cluster
+        .server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with("reviews"))
+        .map(|r| r.path.clone())
+        .collect();
+    assert!(
+        reviews.contains(&"/apis/authorization.k8s.io/v1/subjectaccessreviews".to_string()),
+        "{reviews:?}"
+    );
+    operator.signal("TERM");
+    operator.wait_exit(GRACE_PERIOD);
 }
 
 /// Figures for the note (run by benches/operator.sh): the operator's idle RSS, its RSS after

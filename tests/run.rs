@@ -156,6 +156,12 @@ fn run_flow(reconcile: bool) {
         },
         || run.logs(),
     );
+    // A local run serves /metrics over plain HTTP (METRICS_SECURE=false from run).
+    assert!(
+        run.printed_address("/metrics").is_some(),
+        "no http:// /metrics URL in the output:\n{}",
+        run.logs()
+    );
     if reconcile {
         reconcile_the_sample(&server, cache.path(), work.path(), &project, &run);
     }

@@ -52,12 +52,18 @@ fn generate_crds(project: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
 
 /// `cargo <args>` in a generated project, with the shared target directory.
 fn cargo_output(project: &Path, args: &[&str]) -> Output {
+    cargo_output_with(project, args, &[])
+}
+
+/// [`cargo_output`] with more environment variables.
+fn cargo_output_with(project: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let _target = shared_target();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     Command::new(cargo)
         .args(args)
         .current_dir(project)
         .envs(generated_build_env())
+        .envs(env.iter().copied())
         .output()
         .expect("run cargo")
 }
@@ -153,6 +159,13 @@ fn assert_samples_validate(project: &Path) {
         support::openapi::validate(schema, &body).is_err(),
         "a negative size passed"
     );
+    // The CEL rule the types declare (x_kube), which the API server checks on every write.
+    // The test server does not evaluate CEL: the rule is checked here to be in the CRD, and
+    // the CRD by kubernetes-validate.
+    assert_eq!(
+        schema["properties"]["spec"]["properties"]["image"]["x-kubernetes-validations"],
+        serde_json::json!([{"rule": "self != ''", "message": "must name a container image"}])
+    );
 }
 
 #[test]
@@ -183,6 +196,14 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
         "deploy/role.yaml",
         "deploy/role_binding.yaml",
         "deploy/kustomization.yaml",
+        "deploy/metrics_service.yaml",
+        "deploy/metrics_reader_role.yaml",
+        "deploy/metrics_auth_role.yaml",
+        "deploy/prometheus/monitor.yaml",
+        "deploy/prometheus/kustomization.yaml",
+        "rust-toolchain.toml",
+        ".github/dependabot.yml",
+        "tests/e2e.rs",
     ] {
         assert!(project.join(file).is_file(), "{file} is missing");
     }
@@ -208,6 +229,24 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
     ] {
         assert!(text.contains(&format!("{test} ... ok")), "{test}: {text}");
     }
+    // The end-to-end test skips, saying how to run it, without a kube context...
+    let stderr = String::from_utf8_lossy(&tests.stderr);
+    assert!(
+        stderr.contains("skipped: set E2E_KUBE_CONTEXT to a kube context of a throw-away cluster"),
+        "{stderr}"
+    );
+    // ...and refuses one that does not look throw-away, before touching it.
+    let refused = cargo_output_with(
+        &project,
+        &["test", "--locked", "--test", "e2e"],
+        &[("E2E_KUBE_CONTEXT", "prod-eu-1")],
+    );
+    assert!(!refused.status.success());
+    let stdout = String::from_utf8_lossy(&refused.stdout);
+    assert!(
+        stdout.contains("E2E_KUBE_CONTEXT=prod-eu-1 does not look like a throw-away cluster"),
+        "{stdout}"
+    );
     cargo(&project, &["fmt", "--check"]);
     assert_crdgen_matches(&project);
     // Plain `cargo run`, as the README says, runs the operator (of two binaries).
@@ -306,6 +345,99 @@ fn ci_crd_check(project: &Path) -> std::process::ExitStatus {
     output.status
 }
 
+/// The generated GitHub workflow and dependabot config pass check-jsonschema with the schemas
+/// it ships (GitHub's workflow and dependabot schemas, offline), and say what a team needs:
+/// the check job on the toolchain rust-toolchain.toml pins (the Dockerfile's builder too),
+/// with cargo's cache; an e2e job that makes a kind cluster, loads the image built from
+/// build/Dockerfile into it and runs tests/e2e.rs on that cluster's context; current action
+/// versions; dependabot for crates and actions.
+#[test]
+fn the_ci_workflow_and_dependabot_config_are_valid() {
+    let work = tempfile::tempdir().unwrap();
+    let project = generate(
+        work.path(),
+        "memcached-operator",
+        "cache.example.com/v1alpha1",
+        "Memcached",
+    );
+    let workflow_path = project.join(".github/workflows/ci.yaml");
+    let dependabot_path = project.join(".github/dependabot.yml");
+    support::tools::check_jsonschema(
+        "vendor.github-workflows",
+        std::slice::from_ref(&workflow_path),
+    );
+    support::tools::check_jsonschema("vendor.dependabot", std::slice::from_ref(&dependabot_path));
+
+    let workflow: serde_json::Value =
+        operator_rs::yaml::from_str(&std::fs::read_to_string(&workflow_path).unwrap()).unwrap();
+    let steps = |job: &str| workflow["jobs"][job]["steps"].as_array().unwrap().clone();
+    let uses = |job: &str| -> Vec<String> {
+        steps(job)
+            .iter()
+            .filter_map(|s| s["uses"].as_str().map(String::from))
+            .collect()
+    };
+    let runs = |job: &str| -> String {
+        steps(job)
+            .iter()
+            .filter_map(|s| s["run"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for job in ["check", "e2e"] {
+        let actions = uses(job);
+        for action in ["actions/checkout@v6", "Swatinem/rust-cache@v2"] {
+            assert!(actions.contains(&action.to_string()), "{job}: {actions:?}");
+        }
+        assert!(runs(job).contains("rustup toolchain install\n"), "{job}");
+    }
+    let e2e = &workflow["jobs"]["e2e"];
+    assert_eq!(e2e["needs"], "check");
+    let kind = steps("e2e")
+        .into_iter()
+        .find(|s| s["uses"] == "helm/kind-action@v1")
+        .expect("a kind cluster");
+    let cluster = kind["with"]["cluster_name"].as_str().unwrap();
+    let test = steps("e2e")
+        .into_iter()
+        .find(|s| s["name"] == "End-to-end test")
+        .unwrap();
+    assert_eq!(test["run"], "cargo test --locked --test e2e -- --nocapture");
+    assert_eq!(test["env"]["E2E_KUBE_CONTEXT"], format!("kind-{cluster}"));
+    let image = test["env"]["E2E_IMAGE"].as_str().unwrap();
+    let e2e_runs = runs("e2e");
+    assert!(
+        e2e_runs.contains(&format!(
+            "docker build --file build/Dockerfile --tag {image} ."
+        )) && e2e_runs.contains(&format!("kind load docker-image {image} --name {cluster}")),
+        "{e2e_runs}"
+    );
+
+    // One toolchain: rust-toolchain.toml's, which the Dockerfile's builder image matches.
+    let toolchain = std::fs::read_to_string(project.join("rust-toolchain.toml")).unwrap();
+    let channel = toolchain
+        .lines()
+        .find_map(|l| l.strip_prefix("channel = \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .expect("a pinned channel");
+    let minor = channel.rsplit_once('.').map_or(channel, |(minor, _)| minor);
+    let dockerfile = std::fs::read_to_string(project.join("build/Dockerfile")).unwrap();
+    assert!(
+        dockerfile.contains(&format!("library/rust:{minor}-")),
+        "build/Dockerfile's builder is not Rust {minor}"
+    );
+
+    let dependabot: serde_json::Value =
+        operator_rs::yaml::from_str(&std::fs::read_to_string(&dependabot_path).unwrap()).unwrap();
+    let ecosystems: Vec<&str> = dependabot["updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|u| u["package-ecosystem"].as_str())
+        .collect();
+    assert_eq!(ecosystems, ["cargo", "github-actions"]);
+}
+
 /// What a user gets, for review: every file but the lock (which changes only with versions).
 #[test]
 fn the_generated_files_match_the_snapshot() {
@@ -381,7 +513,9 @@ fn manifests_pass_the_validators() {
     ] {
         let project = generate(work.path(), name, api_version, kind);
         let (manifests, samples) = deploy_files(&project);
-        assert_eq!(manifests.len(), 6);
+        // CRD, operator, service account, role, binding, kustomization, the metrics Service
+        // and roles, and the optional ServiceMonitor with its kustomization.
+        assert_eq!(manifests.len(), 11);
         assert_eq!(samples.len(), 1);
         support::tools::kubernetes_validate(&manifests);
         support::tools::checkov(&project.join("deploy"));
@@ -433,6 +567,25 @@ fn rbac_is_exactly_what_the_controller_uses() {
             "coordination.k8s.io/leases: create",
             "coordination.k8s.io/leases: get,update",
         ]
+    );
+    // /metrics asks the API server about each caller: create on both reviews, cluster-wide
+    // (they are cluster-scoped), and nothing else.
+    let path = project.join("deploy/metrics_auth_role.yaml");
+    let documents =
+        operator_rs::manifests::parse_documents(&path, &std::fs::read_to_string(&path).unwrap())
+            .unwrap();
+    let kinds: Vec<&str> = documents.iter().map(|d| d.kind()).collect();
+    assert_eq!(kinds, ["ClusterRole", "ClusterRoleBinding"]);
+    assert_eq!(
+        documents[0].object["rules"],
+        serde_json::json!([
+            {"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"], "verbs": ["create"]},
+            {"apiGroups": ["authorization.k8s.io"], "resources": ["subjectaccessreviews"], "verbs": ["create"]},
+        ])
+    );
+    assert_eq!(
+        documents[1].object["subjects"][0]["name"],
+        "memcached-operator"
     );
     let text = std::fs::read_to_string(project.join("deploy/role.yaml")).unwrap();
     assert!(!text.contains('*'), "wildcard in role.yaml:\n{text}");

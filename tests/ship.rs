@@ -185,7 +185,32 @@ fn key(object: &Value) -> (String, String, String) {
 
 #[test]
 fn the_bundle_applied_by_kubectl_gives_what_deploy_gives() {
-    for project in [rust_project(), helm_project()] {
+    // A Rust operator also has its metrics Service and the cluster roles of /metrics
+    // (deploy/metrics_*.yaml).
+    let rust_kinds = [
+        "Namespace",
+        "CustomResourceDefinition",
+        "ServiceAccount",
+        "Role",
+        "ClusterRole",
+        "ClusterRole",
+        "RoleBinding",
+        "ClusterRoleBinding",
+        "Deployment",
+        "Service",
+    ];
+    let helm_kinds = [
+        "Namespace",
+        "CustomResourceDefinition",
+        "ServiceAccount",
+        "Role",
+        "RoleBinding",
+        "Deployment",
+    ];
+    for (project, expected) in [
+        (rust_project(), &rust_kinds[..]),
+        (helm_project(), &helm_kinds[..]),
+    ] {
         let out = success(&project.run(&["generate", "bundle", "--image", IMAGE, "-n", NAMESPACE]));
         assert!(out.contains("dist/install.yaml"), "{out}");
         let text = std::fs::read_to_string(project.root.join("dist/install.yaml")).unwrap();
@@ -195,20 +220,9 @@ fn the_bundle_applied_by_kubectl_gives_what_deploy_gives() {
             .iter()
             .map(|o| o["kind"].as_str().unwrap())
             .collect();
-        assert_eq!(
-            kinds,
-            [
-                "Namespace",
-                "CustomResourceDefinition",
-                "ServiceAccount",
-                "Role",
-                "RoleBinding",
-                "Deployment"
-            ],
-            "deploy's order"
-        );
+        assert_eq!(kinds, expected, "deploy's order");
         assert_eq!(objects[0]["metadata"]["name"], NAMESPACE);
-        let deployment = objects.last().unwrap();
+        let deployment = objects.iter().find(|o| o["kind"] == "Deployment").unwrap();
         assert_eq!(
             deployment["spec"]["template"]["spec"]["containers"][0]["image"],
             IMAGE
@@ -517,6 +531,21 @@ fn check_chart(oracle: &mut HelmOracle, project: &Project, webhooks: bool) {
                 );
             }
             assert_eq!(monitor["metadata"]["labels"]["release"], "prom");
+            // A Rust operator serves HTTPS and asks the API server about each caller:
+            // Prometheus scrapes with its token. Helm operators serve plain HTTP.
+            let endpoint = &monitor["spec"]["endpoints"][0];
+            let project_file = std::fs::read_to_string(project.root.join("PROJECT")).unwrap();
+            if project_file.contains("type: rust") {
+                assert_eq!(endpoint["scheme"], "https", "{endpoint}");
+                assert_eq!(
+                    endpoint["bearerTokenFile"],
+                    "/var/run/secrets/kubernetes.io/serviceaccount/token"
+                );
+                assert_eq!(endpoint["tlsConfig"]["insecureSkipVerify"], true);
+                assert_eq!(endpoint["port"], "https");
+            } else {
+                assert!(endpoint["scheme"].is_null(), "{endpoint}");
+            }
         }
         if case.what.starts_with("scheduling") {
             assert_eq!(deployment["spec"]["replicas"], 2);

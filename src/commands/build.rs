@@ -48,6 +48,18 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
             "--local builds the binary for this machine with cargo, so it cannot target --platform; drop one of the two",
         ));
     }
+    if let Some(platform) = &args.platform
+        && project.project_type == ProjectType::Rust
+        && args.file.is_none()
+        && !matches!(
+            platform.as_str(),
+            "linux/amd64" | "linux/arm64" | "linux/arm64/v8"
+        )
+    {
+        return Err(usage(format!(
+            "--platform {platform}: the Rust operator's build/Dockerfile cross-compiles for linux/amd64 and linux/arm64; pick one of them"
+        )));
+    }
     let dockerfile = match &args.file {
         Some(file) => std::env::current_dir()
             .context("cannot read the current directory")?
@@ -149,6 +161,9 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
         None => (root.clone(), dockerfile),
     };
 
+    let buildkit = std::fs::read_to_string(&dockerfile)
+        .map(|text| crate::image::needs_buildkit(&text))
+        .unwrap_or(false);
     let request = BuildRequest {
         context: &context,
         dockerfile: &dockerfile,
@@ -157,6 +172,7 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
         labels: &all_labels,
         platform: args.platform.as_deref(),
         no_cache: args.no_cache,
+        buildkit,
     };
     output.phase(&build_phase, true);
     builder

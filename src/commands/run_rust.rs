@@ -67,7 +67,10 @@ async fn run_operator(
         .current_dir(root)
         .env("WATCH_NAMESPACE", &watched)
         // The Lease of `-- --leader-elect` goes where the deployed operator keeps it.
-        .env("POD_NAMESPACE", &namespace);
+        .env("POD_NAMESPACE", &namespace)
+        // Plain HTTP /metrics for a local run (`-- --metrics-secure=true` wins): a variable
+        // rather than the flag, which operators generated before it would refuse.
+        .env("METRICS_SECURE", "false");
     if let Some(path) = kubeconfig.path() {
         command.env("KUBECONFIG", path);
     }

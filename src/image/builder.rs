@@ -59,6 +59,22 @@ pub struct BuildRequest<'a> {
     pub labels: &'a [(String, String)],
     pub platform: Option<&'a str>,
     pub no_cache: bool,
+    /// The Dockerfile uses what only BuildKit builds ([`needs_buildkit`]).
+    pub buildkit: bool,
+}
+
+/// Whether a Dockerfile needs BuildKit rather than docker's classic builder: cache or secret
+/// mounts, or the platform arguments of cross builds (`BUILDPLATFORM`, `TARGETARCH`...), which
+/// the classic builder leaves empty. podman and buildah understand them all.
+pub fn needs_buildkit(dockerfile: &str) -> bool {
+    dockerfile.lines().any(|line| {
+        let line = line.trim_start();
+        !line.starts_with('#')
+            && (line.contains("--mount=")
+                || ["BUILDPLATFORM", "TARGETPLATFORM", "TARGETARCH", "TARGETOS"]
+                    .iter()
+                    .any(|name| line.contains(name)))
+    })
 }
 
 /// The builder's output lines go to this callback while it runs.
@@ -224,7 +240,18 @@ impl Builder {
     }
 
     pub fn build(&self, request: &BuildRequest<'_>, on_line: OnLine<'_>) -> Result<(), ImageError> {
-        let Some(finished) = self.run(&build_arguments(self.kind, request), on_line)? else {
+        // Docker before 23 builds with the classic builder unless asked; a choice the user
+        // made in the environment stands.
+        let buildkit = self.kind == BuilderKind::Docker
+            && request.buildkit
+            && std::env::var_os("DOCKER_BUILDKIT").is_none();
+        let env: &[(&str, &str)] = if buildkit {
+            &[("DOCKER_BUILDKIT", "1")]
+        } else {
+            &[]
+        };
+        let Some(finished) = self.run_with(&build_arguments(self.kind, request), env, on_line)?
+        else {
             return Ok(());
         };
         Err(ImageError::BuildFailed {
@@ -261,8 +288,18 @@ impl Builder {
     /// succeeded, else how it ended, for the caller to name the failure. An unreachable docker
     /// daemon is an error of its own whatever the command was.
     fn run(&self, args: &[OsString], on_line: OnLine<'_>) -> Result<Option<Finished>, ImageError> {
+        self.run_with(args, &[], on_line)
+    }
+
+    /// [`Builder::run`] with more environment variables.
+    fn run_with(
+        &self,
+        args: &[OsString],
+        env: &[(&str, &str)],
+        on_line: OnLine<'_>,
+    ) -> Result<Option<Finished>, ImageError> {
         let mut command = Command::new(&self.program);
-        command.args(args);
+        command.args(args).envs(env.iter().copied());
         let finished = process::run_streaming(&mut command, &mut |stream, line| {
             on_line(stream, line);
             true
@@ -376,7 +413,22 @@ mod tests {
             labels: args,
             platform: Some("linux/arm64"),
             no_cache: true,
+            buildkit: false,
         }
+    }
+
+    #[test]
+    fn cache_mounts_and_platform_arguments_need_buildkit() {
+        assert!(needs_buildkit(
+            "FROM --platform=$BUILDPLATFORM rust AS b\nRUN x"
+        ));
+        assert!(needs_buildkit(
+            "FROM a\nRUN --mount=type=cache,target=/c make"
+        ));
+        assert!(needs_buildkit("FROM a\nARG TARGETARCH\n"));
+        assert!(!needs_buildkit(
+            "# runs on every builder; TARGETARCH is only mentioned\nFROM a\nRUN make\n"
+        ));
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub mod steps;
 
 pub use builder::{
     BuildRequest, Builder, BuilderKind, DEFAULT_DOCKER_SOCKET, ImageError, build_arguments,
-    find_on_path, push_arguments,
+    find_on_path, needs_buildkit, push_arguments,
 };
 pub use process::Stream;
 pub use reference::{DEFAULT_TAG, ImageRef, ReferenceError};
@@ -31,9 +31,43 @@ pub fn parse_key_value(text: &str) -> Result<(String, String), String> {
     Ok((key.to_string(), value.to_string()))
 }
 
+/// Parses `--platform`: one `OS/ARCH[/VARIANT]` in lower case, as the builders take it.
+pub fn parse_platform(text: &str) -> Result<String, String> {
+    let parts: Vec<&str> = text.split('/').collect();
+    let well_formed = (2..=3).contains(&parts.len())
+        && parts.iter().all(|part| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        });
+    if !well_formed {
+        return Err(format!(
+            "\"{text}\" must be one platform, OS/ARCH[/VARIANT] in lower case (for example linux/arm64)"
+        ));
+    }
+    Ok(text.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_one_platform() {
+        assert_eq!(parse_platform("linux/arm64"), Ok("linux/arm64".into()));
+        assert_eq!(parse_platform("linux/arm/v7"), Ok("linux/arm/v7".into()));
+        for bad in [
+            "arm64",
+            "linux/amd64,linux/arm64",
+            "Linux/AMD64",
+            "linux/",
+            "a/b/c/d",
+        ] {
+            let error = parse_platform(bad).unwrap_err();
+            assert!(error.contains(&format!("\"{bad}\"")), "{error}");
+        }
+    }
 
     #[test]
     fn parses_key_values() {

@@ -117,11 +117,32 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
         ("README.md", "rust/README.md.tera"),
         ("build/Dockerfile", "rust/build/Dockerfile.tera"),
         ("deploy/operator.yaml", "rust/deploy/operator.yaml.tera"),
+        (
+            "deploy/metrics_service.yaml",
+            "rust/deploy/metrics_service.yaml.tera",
+        ),
+        (
+            "deploy/metrics_reader_role.yaml",
+            "rust/deploy/metrics_reader_role.yaml.tera",
+        ),
+        (
+            "deploy/metrics_auth_role.yaml",
+            "rust/deploy/metrics_auth_role.yaml.tera",
+        ),
+        (
+            "deploy/prometheus/monitor.yaml",
+            "rust/deploy/prometheus/monitor.yaml.tera",
+        ),
+        (
+            "deploy/prometheus/kustomization.yaml",
+            "rust/deploy/prometheus/kustomization.yaml.tera",
+        ),
         ("src/main.rs", "rust/src/main.rs.tera"),
         ("src/lib.rs", "rust/src/lib.rs.tera"),
         ("src/context.rs", "rust/src/context.rs.tera"),
         ("src/bin/crdgen.rs", "rust/src/bin/crdgen.rs.tera"),
         (".github/workflows/ci.yaml", "rust/github/ci.yaml.tera"),
+        ("tests/e2e.rs", "rust/tests/e2e.rs.tera"),
     ] {
         plan.add(path, templates::render(template, &context)?);
     }
@@ -132,6 +153,8 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
         "leader.rs",
         "shutdown.rs",
         "telemetry.rs",
+        "tls.rs",
+        "delegated_auth.rs",
         // What every controller shares, written once: `create api` adds controllers that use it.
         "reconcile/mod.rs",
         "reconcile/backoff.rs",
@@ -145,6 +168,12 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
             format!("src/{file}"),
             templates::raw(&format!("rust/src/{file}"))?,
         );
+    }
+    for (path, template) in [
+        ("rust-toolchain.toml", "rust/rust-toolchain.toml"),
+        (".github/dependabot.yml", "rust/github/dependabot.yml"),
+    ] {
+        plan.add(path, templates::raw(template)?);
     }
     let lock_template = String::from_utf8_lossy(templates::raw("rust/Cargo.lock.template")?);
     let lock = lockfile::cargo_lock(&lock_template, project.name.as_str())
@@ -329,12 +358,21 @@ fn project_context(name: &ProjectName) -> templates::Context {
     context.insert("project_name", name.as_str());
     context.insert("crate_name", &name.snake());
     context.insert("crd_header", CRD_HEADER);
+    context.insert("metrics_files", &METRICS_FILES);
     // The Lease of leader election: the default of `--leader-election-id` in main.rs, the flag in
     // deploy/operator.yaml and the only Lease deploy/role.yaml lets the operator write, from this
     // one value so that they cannot disagree.
     context.insert("leader_election_id", &format!("{name}-leader"));
     context
 }
+
+/// The files under `deploy/` that serve and protect `/metrics`, in the kustomization's order.
+/// `deploy/prometheus/` is not among them: its ServiceMonitor needs the Prometheus Operator.
+const METRICS_FILES: [&str; 3] = [
+    "metrics_service.yaml",
+    "metrics_reader_role.yaml",
+    "metrics_auth_role.yaml",
+];
 
 /// An API as the templates see it: every spelling of its names.
 #[derive(Debug, Clone, Serialize)]

@@ -1,5 +1,6 @@
-//! The independent judges of generated manifests: `kubernetes-validate` and `checkov`, from
-//! the virtual environment that `scripts/test.sh` creates, and the real `kubectl`.
+//! The independent judges of generated files: `kubernetes-validate`, `checkov` and
+//! `check-jsonschema`, from the virtual environment that `scripts/test.sh` creates, and the
+//! real `kubectl`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -55,6 +56,25 @@ pub fn kubernetes_validate(files: &[PathBuf]) {
             "kubernetes-validate --strict -k {version} failed:\n{text}"
         );
     }
+}
+
+/// Runs `check-jsonschema` on `files` with one of the schemas it ships (offline), for example
+/// `vendor.github-workflows` or `vendor.dependabot`.
+pub fn check_jsonschema(builtin_schema: &str, files: &[PathBuf]) {
+    let Some(tool) = venv_tool("check-jsonschema") else {
+        return;
+    };
+    let output = Command::new(&tool)
+        .args(["--builtin-schema", builtin_schema])
+        .args(files)
+        .output()
+        .expect("run check-jsonschema");
+    assert!(
+        output.status.success(),
+        "check-jsonschema --builtin-schema {builtin_schema} failed:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// Runs `checkov --framework kubernetes` on a directory: no check may fail, and it must have

@@ -30,6 +30,18 @@ pub const USER_FILES: &[&str] = &[
     "templates/NOTES.txt",
 ];
 
+/// The ServiceMonitor endpoint's lines for an operator that serves /metrics over HTTPS and
+/// asks the API server about each caller (a Rust operator's default).
+const SECURE_ENDPOINT: &str =
+    "      # The operator serves HTTPS and lets a caller read /metrics only when the API server
+      # says its token may (the metrics-reader ClusterRole, bound to Prometheus's service
+      # account).
+      scheme: https
+      bearerTokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token
+      tlsConfig:
+        {{- toYaml .Values.metrics.serviceMonitor.tlsConfig | nindent 8 }}
+";
+
 /// The fixed files of every chart; `CHARTNAME` becomes the chart's name.
 mod files {
     pub const HELPERS: &str = include_str!("files/_helpers.tpl");
@@ -154,7 +166,15 @@ pub fn generate(inputs: &Inputs<'_>) -> Result<Chart, ShipError> {
                 "SERVICE_SELECTOR_LABELS\n",
                 &label_lines(&service_labels, 6),
             )
-            .replace("METRICS_PORT_NAME", &port_name);
+            .replace("METRICS_PORT_NAME", &port_name)
+            .replace(
+                "METRICS_ENDPOINT_SECURITY\n",
+                if facts.metrics_secure {
+                    SECURE_ENDPOINT
+                } else {
+                    ""
+                },
+            );
         files.insert("templates/servicemonitor.yaml".into(), text.into());
     }
     if facts.webhooks {
@@ -202,6 +222,16 @@ fn facts(inputs: &Inputs<'_>, operator: &Manifest, bundle: &Bundle) -> Facts {
         .cloned()
         .unwrap_or(Value::Null);
     let or_empty = |v: Option<&Value>| v.cloned().unwrap_or_else(|| serde_json::json!({}));
+    let args: Vec<&str> = container["args"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let plain_metrics = args.contains(&"--metrics-secure=false")
+        || args.windows(2).any(|w| w == ["--metrics-secure", "false"]);
+    let metrics_secure =
+        inputs.project.project_type == crate::project::ProjectType::Rust && !plain_metrics;
     let metrics_port = container["ports"].as_array().and_then(|ports| {
         ports
             .iter()
@@ -242,6 +272,7 @@ fn facts(inputs: &Inputs<'_>, operator: &Manifest, bundle: &Bundle) -> Facts {
         pod_security_context: or_empty(object.pointer("/spec/template/spec/securityContext")),
         security_context: or_empty(container.get("securityContext")),
         metrics_port,
+        metrics_secure,
         leader_election,
         webhooks: has_webhooks(bundle),
     }

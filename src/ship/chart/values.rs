@@ -18,6 +18,9 @@ pub struct Facts {
     pub security_context: Value,
     /// The container port named `metrics`, when the operator has one.
     pub metrics_port: Option<u64>,
+    /// The operator serves its metrics over HTTPS to callers the API server allows (a Rust
+    /// operator without `--metrics-secure=false`): Prometheus scrapes with its token.
+    pub metrics_secure: bool,
     /// Whether `--leader-elect` is among the operator's arguments, when it has the flag.
     pub leader_election: Option<bool>,
     /// The project has admission or conversion webhooks.
@@ -188,6 +191,14 @@ pub fn definitions(facts: &Facts) -> Vec<Definition> {
                 string_map.clone(),
             ),
         ]);
+        if facts.metrics_secure {
+            defs.push(def(
+                "metrics.serviceMonitor.tlsConfig",
+                json!({"insecureSkipVerify": true}),
+                "How Prometheus checks the operator's certificate. The operator makes a self-signed one unless --metrics-cert-dir gives one: to verify it, replace this with {ca: {secret: {name: SECRET, key: ca.crt}}, serverName: SERVICE.NAMESPACE.svc}.",
+                json!({"type": "object"}),
+            ));
+        }
     }
     defs.extend([
         def(
@@ -404,6 +415,7 @@ mod tests {
             pod_security_context: json!({"runAsNonRoot": true}),
             security_context: json!({"readOnlyRootFilesystem": true}),
             metrics_port: Some(8080),
+            metrics_secure: false,
             leader_election: Some(true),
             webhooks: true,
         }

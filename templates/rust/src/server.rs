@@ -1,5 +1,6 @@
 //! The HTTP endpoints Kubernetes and Prometheus use: `/healthz` and `/readyz` on the health
-//! probe address, `/metrics` on the metrics address.
+//! probe address, `/metrics` on the metrics address (over TLS and for the callers the API
+//! server allows, unless `--metrics-secure=false`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,9 +10,10 @@ use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
-use tokio::net::TcpListener;
+use kube::Client;
 use tokio_util::sync::CancellationToken;
 
+use crate::delegated_auth;
 use crate::metrics::Metrics;
 
 /// Set once the operator can talk to the API server; `/readyz` fails until then.
@@ -43,10 +45,19 @@ async fn readyz(State(readiness): State<Readiness>) -> impl IntoResponse {
     }
 }
 
-pub fn metrics_router(metrics: Arc<Metrics>) -> Router {
-    Router::new()
+/// `/metrics` for the callers the API server allows when given its `client`
+/// ([`delegated_auth`]), or for anyone (`None`: local runs).
+pub fn metrics_router(metrics: Arc<Metrics>, reviewer: Option<Client>) -> Router {
+    let router = Router::new()
         .route("/metrics", get(serve_metrics))
-        .with_state(metrics)
+        .with_state(metrics);
+    match reviewer {
+        Some(client) => router.layer(axum::middleware::from_fn_with_state(
+            client,
+            delegated_auth::require,
+        )),
+        None => router,
+    }
 }
 
 async fn serve_metrics(State(metrics): State<Arc<Metrics>>) -> impl IntoResponse {
@@ -64,8 +75,12 @@ async fn serve_metrics(State(metrics): State<Arc<Metrics>>) -> impl IntoResponse
     }
 }
 
-/// Serves `router` on `listener` until `shutdown` is cancelled.
-pub async fn serve(listener: TcpListener, router: Router, shutdown: CancellationToken) {
+/// Serves `router` on `listener` (plain TCP, or [`crate::tls::TlsListener`]) until `shutdown`
+/// is cancelled.
+pub async fn serve<L>(listener: L, router: Router, shutdown: CancellationToken)
+where
+    L: axum::serve::Listener<Addr = std::net::SocketAddr>,
+{
     let address = listener.local_addr().ok();
     if let Err(error) = axum::serve(listener, router)
         .with_graceful_shutdown(shutdown.cancelled_owned())
@@ -102,7 +117,7 @@ mod tests {
 
     #[tokio::test]
     async fn metrics_are_served() {
-        let router = metrics_router(Arc::new(Metrics::new("test")));
+        let router = metrics_router(Arc::new(Metrics::new("test")), None);
         assert_eq!(get_status(router, "/metrics").await, StatusCode::OK);
     }
 }

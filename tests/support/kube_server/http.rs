@@ -16,6 +16,7 @@ use super::intercept;
 use super::metadata;
 use super::operation::Operation;
 use super::resources::{self, ResourceType};
+use super::reviews;
 use super::selectors::Selector;
 use super::store::{ApiError, Reply, RequestRecord, State, Writer};
 use super::watch::{self, WatchRequest};
@@ -378,6 +379,12 @@ fn respond(parts: &hyper::http::request::Parts, body: &Bytes, state: &Shared) ->
                 Outcome::Hang(partition)
             }
         };
+    }
+    if target.t.is("authentication.k8s.io", "tokenreviews") {
+        return answer_reply(verb, false, reviews::token_review(&s, body), &[]).into();
+    }
+    if target.t.is("authorization.k8s.io", "subjectaccessreviews") {
+        return answer_reply(verb, false, reviews::subject_access_review(&s, body), &[]).into();
     }
     if target.t.is("authentication.k8s.io", "selfsubjectreviews") {
         let user = s.scripts.user.clone();

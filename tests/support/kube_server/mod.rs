@@ -23,16 +23,18 @@
 //!
 //! It is an approximation; each module says where. Across all of them: no admission plugins
 //! but the webhooks (and no CONNECT operations, since nothing that takes them is served), no
-//! schema validation or defaulting of objects, no protobuf responses (request bodies only of
-//! the kinds [`protobuf`] names), no table output, strategic merge patches read as
-//! JSON merge patches, and a status subresource that ignores every change but `status`
-//! (metadata included). `metadata.generation` counts changes of `spec` for built-in kinds and
-//! of everything but metadata (and status, with a status subresource) for custom resources.
+//! schema validation or defaulting of objects (a CRD's CEL rules included), no protobuf
+//! responses (request bodies only of the kinds [`protobuf`] names), no table output, strategic
+//! merge patches read as JSON merge patches, and a status subresource that ignores every
+//! change but `status` (metadata included). `metadata.generation` counts changes of `spec` for
+//! built-in kinds and of everything but metadata (and status, with a status subresource) for
+//! custom resources.
 //!
 //! The test API: [`KubeServer::start`], [`KubeServer::kubeconfig`], scripts for CRDs
 //! ([`KubeServer::set_establish`]), Deployments ([`KubeServer::set_rollout`],
 //! [`KubeServer::set_rollout_for`], [`KubeServer::complete_rollout`]) and Jobs
-//! ([`KubeServer::fail_job`]), objects stored without the checks of a write
+//! ([`KubeServer::fail_job`]), tokens for TokenReviews ([`KubeServer::add_token`], answered with
+//! SubjectAccessReviews from the RBAC objects stored, [`reviews`]), objects stored without the checks of a write
 //! ([`KubeServer::put_unchecked`]), faults
 //! ([`KubeServer::refuse`], [`KubeServer::partition_lease`], [`KubeServer::heal_lease`],
 //! [`KubeServer::cut_connections`], [`KubeServer::fail_requests`],
@@ -55,6 +57,7 @@ pub mod metadata;
 pub mod operation;
 pub mod protobuf;
 pub mod resources;
+pub mod reviews;
 pub mod rollout;
 pub mod selectors;
 pub mod store;
@@ -131,6 +134,17 @@ impl KubeServer {
     /// The bearer token the server accepts (also in [`KubeServer::kubeconfig`]).
     pub fn token(&self) -> String {
         self.lock().scripts.token.clone()
+    }
+
+    /// Makes `token` known to TokenReviews as the user `username` in `groups` (the server adds
+    /// `system:authenticated`). It does not authenticate requests to this server.
+    pub fn add_token(&self, token: &str, username: &str, groups: &[&str]) {
+        let user = reviews::UserInfo {
+            username: username.into(),
+            uid: format!("uid-{username}"),
+            groups: groups.iter().map(|g| g.to_string()).collect(),
+        };
+        self.lock().scripts.tokens.insert(token.into(), user);
     }
 
     /// Writes a kubeconfig for this server with the given token and context namespace.

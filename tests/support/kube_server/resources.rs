@@ -243,6 +243,20 @@ pub fn builtins() -> Vec<ResourceType> {
     );
     reviews.verbs = vec!["create"];
     types.push(reviews);
+    // Asked by operators that delegate authentication and authorization of their endpoints
+    // to the API server ([`super::reviews`]).
+    for (group, kind, plural) in [
+        ("authentication.k8s.io", "TokenReview", "tokenreviews"),
+        (
+            "authorization.k8s.io",
+            "SubjectAccessReview",
+            "subjectaccessreviews",
+        ),
+    ] {
+        let mut review = ResourceType::builtin(group, kind, plural, false, false, &[]);
+        review.verbs = vec!["create"];
+        types.push(review);
+    }
     types
 }
 

@@ -88,6 +88,8 @@ pub struct Scripts {
     pub refusals: Vec<Refusal>,
     pub token: String,
     pub user: String,
+    /// Tokens besides `token`, for TokenReviews ([`super::reviews`]).
+    pub tokens: super::reviews::Tokens,
     /// Answer discovery as servers before 1.26 do: legacy documents whatever `Accept` asks.
     pub legacy_discovery: bool,
     /// Names of Jobs that fail instead of completing.
@@ -109,6 +111,7 @@ impl Default for Scripts {
             refusals: Vec::new(),
             token: "test-token".into(),
             user: "test-user".into(),
+            tokens: HashMap::new(),
             legacy_discovery: false,
             failing_jobs: Vec::new(),
             request_faults: Vec::new(),
