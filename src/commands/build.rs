@@ -139,6 +139,8 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
                         labels: &base_labels,
                         platform: args.platform.as_deref(),
                         no_cache: args.no_cache,
+                        buildkit: std::fs::read_to_string(local.dockerfile())
+                            .is_ok_and(|text| crate::image::needs_buildkit(&text)),
                     },
                     &mut |s, l| output.line(s, l),
                 )
