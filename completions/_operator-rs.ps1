@@ -185,7 +185,7 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
         'operator-rs;build' {
             [CompletionResult]::new('--builder', '--builder', [CompletionResultType]::ParameterName, 'The program that builds and pushes the image')
             [CompletionResult]::new('--build-arg', '--build-arg', [CompletionResultType]::ParameterName, 'A build argument for the Dockerfile, for example BASE_IMAGE=localhost/helm-operator:dev (repeatable)')
-            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Target platform of the image, for example linux/arm64')
+            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Target platform of the image, for example linux/arm64 (Rust projects: linux/amd64 or linux/arm64, cross-compiled on this machine''s platform)')
             [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'The Dockerfile, relative to the current directory [default: build/Dockerfile in the project root]')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'An extra image label; wins over the OCI labels operator-rs adds (repeatable)')
             [CompletionResult]::new('--runtime-binary', '--runtime-binary', [CompletionResultType]::ParameterName, 'Helm projects with the operator-rs runtime: the operator-rs binary to package, a Linux executable for --platform [default: this operator-rs]')

@@ -170,7 +170,7 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
         &'operator-rs;build'= {
             cand --builder 'The program that builds and pushes the image'
             cand --build-arg 'A build argument for the Dockerfile, for example BASE_IMAGE=localhost/helm-operator:dev (repeatable)'
-            cand --platform 'Target platform of the image, for example linux/arm64'
+            cand --platform 'Target platform of the image, for example linux/arm64 (Rust projects: linux/amd64 or linux/arm64, cross-compiled on this machine''s platform)'
             cand --file 'The Dockerfile, relative to the current directory [default: build/Dockerfile in the project root]'
             cand --label 'An extra image label; wins over the OCI labels operator-rs adds (repeatable)'
             cand --runtime-binary 'Helm projects with the operator-rs runtime: the operator-rs binary to package, a Linux executable for --platform [default: this operator-rs]'

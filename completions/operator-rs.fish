@@ -125,7 +125,7 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l builde
 podman\t'podman (daemonless)'
 buildah\t'buildah (daemonless)'"
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l build-arg -d 'A build argument for the Dockerfile, for example BASE_IMAGE=localhost/helm-operator:dev (repeatable)' -r
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l platform -d 'Target platform of the image, for example linux/arm64' -r
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l platform -d 'Target platform of the image, for example linux/arm64 (Rust projects: linux/amd64 or linux/arm64, cross-compiled on this machine\'s platform)' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l file -d 'The Dockerfile, relative to the current directory [default: build/Dockerfile in the project root]' -r -F
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l label -d 'An extra image label; wins over the OCI labels operator-rs adds (repeatable)' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand build" -l runtime-binary -d 'Helm projects with the operator-rs runtime: the operator-rs binary to package, a Linux executable for --platform [default: this operator-rs]' -r -F
