@@ -455,6 +455,9 @@ fn replica(cluster: &Cluster, name: &str, lifetime: &str) -> Running {
         Command::new(&built().binary)
             .args([
                 "--metrics-bind-address=127.0.0.1:0",
+                // Plain HTTP, as for a local run: this test reads the webhook metrics, not
+                // who may (tests/operator_e2e.rs tests the protected endpoint).
+                "--metrics-secure=false",
                 "--health-probe-bind-address=127.0.0.1:0",
                 "--webhook-bind-address=127.0.0.1:0",
                 "--leader-elect",

@@ -192,8 +192,8 @@ fn report_new_version(ui: &Ui, applied: &Applied, storage: &str, new_api: &RustA
         new_api.version, new_api.kind, new_api.version
     ));
     ui.warn(format!(
-        "while {storage} and {} have the same schema, the API server converts between them by changing apiVersion alone (conversion strategy None); once you change the types in src/api/{}/, the CRD needs a conversion webhook (spec.conversion.strategy: Webhook), or fields are lost between versions",
-        new_api.version, new_api.version
+        "while {storage} and {} have the same schema, the API server converts between them by changing apiVersion alone (conversion strategy None); once you change the types in src/api/{}/, fields are lost between versions unless the operator converts them: run `operator-rs create webhook --kind={} --conversion`",
+        new_api.version, new_api.version, new_api.kind
     ));
     ui.info("Next: edit the spec in the new src/api/ file, then `operator-rs generate crds`.");
 }
