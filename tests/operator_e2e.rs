@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use support::cut_proxy::CutProxy;
 use support::kube_server::{KubeServer, LeaseFault, Rollout};
-use support::operator::{Running, generated_build_env, generated_target_dir, wait_for};
+use support::operator::{Running, generated_build_env, generated_target_dir, rss_kib, wait_for};
 
 const NAME: &str = "memcached-e2e-operator";
 const GROUP: &str = "cache.example.com";
@@ -1204,17 +1204,6 @@ fn figures() {
     println!("create -> Deployment latency: median {median:?}, p99 {p99:?} (100, one at a time)");
     operator.signal("TERM");
     operator.wait_exit(GRACE_PERIOD);
-}
-
-/// VmRSS of a process, in KiB, from /proc.
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .unwrap()
 }
 
 /// Creates a custom resource with one POST, so the latency is not kubectl's start-up.

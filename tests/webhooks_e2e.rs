@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use serde_json::{Value, json};
 use support::kube_server::KubeServer;
-use support::operator::{Running, generated_build_env, generated_target_dir, wait_for};
+use support::operator::{Running, generated_build_env, generated_target_dir, rss_kib, wait_for};
 
 const NAME: &str = "memcached-webhook-operator";
 const CRATE: &str = "memcached_webhook_operator";
@@ -995,14 +995,4 @@ fn figures() {
     );
     operator.signal("TERM");
     operator.wait_exit(DEADLINE);
-}
-
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .unwrap()
 }
