@@ -15,7 +15,7 @@ use crate::cli::{HelmRuntimeArgs, HelmRuntimeFlags, RunArgs};
 use crate::error::usage;
 use crate::helm_runtime::controller::{self, Log, Options};
 use crate::helm_runtime::http::{self, Routes};
-use crate::helm_runtime::leader::{self, Candidate, Timing};
+use crate::helm_runtime::leader::{self, Candidate};
 use crate::helm_runtime::log::Format;
 use crate::helm_runtime::metrics::Metrics;
 use crate::helm_runtime::watches::Watch;
@@ -239,7 +239,6 @@ pub(super) async fn operate(ui: &Ui, operator: Operator<'_>) -> anyhow::Result<(
             &lease.namespace,
             &lease.name,
             &identity,
-            Timing::default(),
         );
         // As client-go's elector: 0 from the start of the election, 1 while leading.
         metrics.set_leader(&lease.name, false);

@@ -7,12 +7,13 @@
 //!
 //! The boundary between the two: the election itself (the Lease, its timing, renewals, the
 //! release on shutdown) is the template file's, and it must compile both in a generated project
-//! and here, with what both depend on (kube, k8s-openapi, tokio, thiserror, tracing). What is
-//! the runtime's own stays in this file: the election writes its lines with `tracing`, as a
-//! generated project logs, and [`log_election_to`] passes them on to the runtime's [`Log`].
+//! and here, with what both depend on (anyhow, futures, kube, k8s-openapi, tokio, thiserror,
+//! tracing). What is the runtime's own stays in this file: the election writes its lines with
+//! `tracing`, as a generated project logs, and [`log_election_to`] passes them on to the
+//! runtime's [`Log`].
 //! Whoever shrinks or rewrites the generated file changes this runtime's election with it: keep
 //! what `commands::run_helm` uses (`Candidate::new`, `acquire`, `Leadership::lost` and
-//! `release`, `Timing`, `Lost`), or change both together.
+//! `release`, `Lost`), or change both together.
 
 #[path = "../../templates/rust/src/leader.rs"]
 mod election;
@@ -24,7 +25,7 @@ use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::Interest;
 use tracing::{Event, Level, Metadata};
 
-pub use election::{Candidate, Leadership, LeaseError, Lost, Timing};
+pub use election::{Candidate, Leadership, Lost};
 
 use super::log::Log;
 

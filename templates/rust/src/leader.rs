@@ -1,72 +1,28 @@
-//! Leader election on a `coordination.k8s.io/v1` Lease, so that of several replicas exactly one
-//! reconciles while the others stand by to take over.
-//!
-//! The rules are client-go's, the ones kube-controller-manager follows:
-//! - A candidate takes the Lease when it does not exist, has no holder, or its holder has not
-//!   renewed it for `leaseDurationSeconds`. That time is counted on the candidate's own clock
-//!   from when it last saw the Lease change, so clocks that differ between nodes do not matter.
-//! - Every write sends the `resourceVersion` it read: of two candidates writing at once, one gets
-//!   a conflict and stays a candidate.
-//! - The leader renews every [`Timing::retry_period`]. It counts itself the leader only until
-//!   [`Timing::renew_deadline`] after the start of its last successful renewal. That is shorter
-//!   than the lease duration, so when the API server stops answering the leader stops before
-//!   another replica can take over, even if a request never returns.
-//! - A candidate looks again every retry period with jitter (client-go's factor 1.2), so that
-//!   replicas started together do not ask together; after a failed request it backs off
-//!   exponentially with jitter (kube's watcher backoff: 0.8 s doubling up to 30 s). A failure
-//!   that repeats is logged once per retry with its count.
+//! Leader election on a Lease, by client-go's rules, so that of several replicas one reconciles.
+//! A candidate takes the Lease when it is missing, has no holder, or has not changed for its
+//! `leaseDurationSeconds` on the candidate's own clock (immune to clock skew). Every write carries
+//! the `resourceVersion` read: of two racing candidates, one loses. The leader trusts a renewal
+//! for the renew deadline from its start, shorter than the lease: cut off from the API server,
+//! even by a request that never returns, it stops before anyone can take over.
 
-use std::sync::Arc;
+use std::hash::{BuildHasher, RandomState};
 use std::time::Duration;
 
+use anyhow::Context as _;
+use futures::FutureExt as _;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{Api, ObjectMeta, PostParams};
+use kube::Client;
+use kube::api::{Api, PostParams};
 use kube::runtime::watcher::DefaultBackoff;
-use kube::{Client, ResourceExt};
-use tokio::sync::watch;
-use tokio::task::JoinHandle;
-use tokio::time::{Instant, sleep, sleep_until, timeout};
+use tokio::time::{Instant, sleep, timeout, timeout_at};
 use tracing::{info, warn};
 
-/// How long the Lease lasts without renewal, how long the leader trusts its last renewal, and
-/// how often it renews (or a candidate retries): client-go's defaults.
-#[derive(Clone, Copy, Debug)]
-pub struct Timing {
-    pub lease_duration: Duration,
-    pub renew_deadline: Duration,
-    pub retry_period: Duration,
-}
-
-impl Default for Timing {
-    fn default() -> Self {
-        Timing {
-            lease_duration: Duration::from_secs(15),
-            renew_deadline: Duration::from_secs(10),
-            retry_period: Duration::from_secs(2),
-        }
-    }
-}
-
-/// A request about the Lease that failed.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot {action} the Lease {namespace}/{name}: {source}")]
-pub struct LeaseError {
-    pub action: &'static str,
-    pub namespace: String,
-    pub name: String,
-    #[source]
-    pub source: kube::Error,
-}
-
-impl LeaseError {
-    /// Errors that waiting does not cure (no permission, no such namespace, a rejected
-    /// object): `acquire` returns them instead of retrying forever.
-    fn is_permanent(&self) -> bool {
-        matches!(&self.source, kube::Error::Api(status) if matches!(status.code, 400 | 401 | 403 | 404 | 422))
-    }
-}
+// client-go's defaults.
+const LEASE_DURATION: Duration = Duration::from_secs(15);
+const RENEW_DEADLINE: Duration = Duration::from_secs(10);
+const RETRY_PERIOD: Duration = Duration::from_secs(2);
 
 /// Why a leader stopped being one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -77,299 +33,155 @@ pub enum Lost {
     TakenOver,
 }
 
-/// The leader's view of its term: leading until an instant, or lost.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Term {
-    Until(Instant),
-    Lost(Lost),
-}
-
 /// One replica taking part in the election of one Lease.
 pub struct Candidate {
     api: Api<Lease>,
-    namespace: String,
     name: String,
+    /// `namespace/name`, for messages.
+    lease: String,
     identity: String,
-    timing: Timing,
-}
-
-/// The Lease as this candidate last saw it, and when, on its own clock.
-struct Seen {
-    record: Option<LeaseSpec>,
-    at: Instant,
-}
-
-/// What the last look at the Lease led to.
-enum Outcome {
-    /// This candidate holds the Lease; the write that said so started at this instant.
-    Holding(Instant),
-    /// Another candidate holds the Lease, or won a race for it.
-    Held,
+    /// The Lease's spec as last read, and since when this replica has seen it unchanged.
+    seen: (Option<LeaseSpec>, Instant),
 }
 
 impl Candidate {
-    pub fn new(
-        client: Client,
-        namespace: &str,
-        name: &str,
-        identity: &str,
-        timing: Timing,
-    ) -> Self {
+    pub fn new(client: Client, ns: &str, name: &str, identity: &str) -> Self {
         Candidate {
-            api: Api::namespaced(client, namespace),
-            namespace: namespace.to_string(),
+            api: Api::namespaced(client, ns),
             name: name.to_string(),
+            lease: format!("{ns}/{name}"),
             identity: identity.to_string(),
-            timing,
+            seen: (None, Instant::now()),
         }
     }
 
-    /// Waits until this replica holds the Lease, then renews it in the background. Transient
-    /// failures (the API server unreachable, conflicts, throttling) are logged and retried;
-    /// one that waiting cannot cure, such as a missing permission, is returned.
-    pub async fn acquire(self) -> Result<Leadership, LeaseError> {
-        let mut seen = None;
+    /// Waits until this replica holds the Lease. Failures are retried with backoff, except those
+    /// that waiting does not cure, which are returned.
+    pub async fn acquire(mut self) -> anyhow::Result<Leadership> {
         let mut backoff = DefaultBackoff::default();
         let mut failures = 0_u32;
         let started = loop {
-            let wait = match self.attempt(&mut seen).await {
-                Ok(Outcome::Holding(started)) => break started,
-                Ok(Outcome::Held) => {
+            let wait = match self.try_hold().await {
+                Ok(Some(started)) => break started,
+                Ok(None) => {
                     (failures, backoff) = (0, DefaultBackoff::default());
-                    jittered(self.timing.retry_period)
+                    // client-go's jitter (factor 1.2), from a randomly keyed hash.
+                    let random = RandomState::new().hash_one(()) % 1024;
+                    RETRY_PERIOD.mul_f64(1.0 + 1.2 * random as f64 / 1024.0)
                 }
-                Err(error) if error.is_permanent() => return Err(error),
+                Err(error) if is_permanent(&error) => return Err(error),
                 Err(error) => {
                     failures += 1;
-                    let wait = backoff.next().unwrap_or(self.timing.retry_period);
-                    warn!(%error, failures, retry_in = ?wait, "leader election: will retry");
+                    let wait = backoff.next().unwrap_or(RETRY_PERIOD);
+                    warn!(error = format!("{error:#}"), failures, retry_in = ?wait, "leader election: will retry");
                     wait
                 }
             };
             sleep(wait).await;
         };
-        let (term, receiver) = watch::channel(Term::Until(started + self.timing.renew_deadline));
-        let candidate = Arc::new(self);
-        let renewer = tokio::spawn(candidate.clone().renew(seen, term));
         Ok(Leadership {
-            term: receiver,
-            renewer,
-            candidate,
+            candidate: self,
+            deadline: started + RENEW_DEADLINE,
         })
     }
 
-    /// Renews the Lease every retry period until the term is lost or nobody listens any more.
-    async fn renew(self: Arc<Self>, mut seen: Option<Seen>, term: watch::Sender<Term>) {
-        let mut failures = 0_u32;
-        loop {
-            sleep(self.timing.retry_period).await;
-            let Term::Until(deadline) = *term.borrow() else {
-                return;
-            };
-            // A request that hangs must not hold the leader past its deadline.
-            let outcome = match tokio::time::timeout_at(deadline, self.attempt(&mut seen))
-                .await
-                .ok()
-            {
-                None => Term::Lost(Lost::RenewDeadline),
-                Some(Ok(Outcome::Holding(started))) => {
-                    failures = 0;
-                    Term::Until(started + self.timing.renew_deadline)
-                }
-                Some(Ok(Outcome::Held)) => Term::Lost(Lost::TakenOver),
-                Some(Err(error)) => {
-                    failures += 1;
-                    warn!(%error, failures, "cannot renew the leader election Lease; retrying until the renew deadline");
-                    continue;
-                }
-            };
-            if term.send(outcome).is_err() || matches!(outcome, Term::Lost(_)) {
-                return;
-            }
-        }
-    }
-
-    /// Reads the Lease once and creates, takes or renews it if this candidate may.
-    async fn attempt(&self, seen: &mut Option<Seen>) -> Result<Outcome, LeaseError> {
+    /// Creates, takes or renews the Lease if this replica may. Holding it, returns when this
+    /// attempt started: the leader's term counts from there.
+    async fn try_hold(&mut self) -> anyhow::Result<Option<Instant>> {
         let started = Instant::now();
-        let lease = self
-            .api
-            .get_opt(&self.name)
-            .await
-            .map_err(|source| self.error("read", source))?;
-        let Some(mut lease) = lease else {
-            return self.create(started).await;
-        };
-        let record = lease.spec.clone();
-        if seen.as_ref().is_none_or(|s| s.record != record) {
-            *seen = Some(Seen {
-                record,
-                at: started,
-            });
+        let read = self.api.get_opt(&self.name).await;
+        let read = read.with_context(|| format!("cannot read the Lease {}", self.lease))?;
+        let mut lease = read.unwrap_or_default();
+        if self.seen.0 != lease.spec {
+            self.seen = (lease.spec.clone(), Instant::now());
         }
-        let spec = lease.spec.get_or_insert_with(LeaseSpec::default);
-        let holder = spec.holder_identity.as_deref().filter(|h| !h.is_empty());
+        let exists = lease.metadata.resource_version.is_some();
+        let spec = lease.spec.get_or_insert_default();
+        let lasts = Duration::from_secs(spec.lease_duration_seconds.unwrap_or(0).max(0) as u64);
+        let expired = self.seen.1.elapsed() >= lasts;
         let now = MicroTime(Timestamp::now());
-        match holder {
+        match spec.holder_identity.as_deref().filter(|h| !h.is_empty()) {
             Some(holder) if holder == self.identity => {}
-            Some(_) if !self.expired(spec, seen.as_ref(), started) => return Ok(Outcome::Held),
+            Some(_) if !expired => return Ok(None),
             _ => {
                 spec.holder_identity = Some(self.identity.clone());
                 spec.acquire_time = Some(now.clone());
-                spec.lease_transitions = Some(spec.lease_transitions.unwrap_or(0) + 1);
+                spec.lease_transitions = Some(spec.lease_transitions.map_or(0, |n| n + 1));
             }
         }
         spec.renew_time = Some(now);
-        spec.lease_duration_seconds = Some(seconds(self.timing.lease_duration));
-        match self
-            .api
-            .replace(&self.name, &PostParams::default(), &lease)
-            .await
-        {
-            Ok(_) => Ok(Outcome::Holding(started)),
-            // Someone wrote the Lease since it was read: look again next time.
-            Err(kube::Error::Api(status)) if status.is_conflict() => Ok(Outcome::Held),
-            Err(source) => Err(self.error("update", source)),
-        }
-    }
-
-    async fn create(&self, started: Instant) -> Result<Outcome, LeaseError> {
-        let now = MicroTime(Timestamp::now());
-        let lease = Lease {
-            metadata: ObjectMeta {
-                name: Some(self.name.clone()),
-                namespace: Some(self.namespace.clone()),
-                ..ObjectMeta::default()
-            },
-            spec: Some(LeaseSpec {
-                holder_identity: Some(self.identity.clone()),
-                acquire_time: Some(now.clone()),
-                renew_time: Some(now),
-                lease_duration_seconds: Some(seconds(self.timing.lease_duration)),
-                lease_transitions: Some(0),
-                ..LeaseSpec::default()
-            }),
+        spec.lease_duration_seconds = Some(LEASE_DURATION.as_secs() as i32);
+        lease.metadata.name = Some(self.name.clone());
+        let params = PostParams::default();
+        let written = if exists {
+            self.api.replace(&self.name, &params, &lease).await
+        } else {
+            self.api.create(&params, &lease).await
         };
-        match self.api.create(&PostParams::default(), &lease).await {
-            Ok(_) => Ok(Outcome::Holding(started)),
-            Err(kube::Error::Api(status)) if status.is_already_exists() => Ok(Outcome::Held),
-            Err(source) => Err(self.error("create", source)),
-        }
-    }
-
-    /// True when the holder has not renewed for the Lease's duration, counted from when this
-    /// candidate saw the record change.
-    fn expired(&self, spec: &LeaseSpec, seen: Option<&Seen>, now: Instant) -> bool {
-        let duration = spec
-            .lease_duration_seconds
-            .and_then(|s| u64::try_from(s).ok())
-            .map_or(self.timing.lease_duration, Duration::from_secs);
-        seen.is_some_and(|seen| now.duration_since(seen.at) >= duration)
-    }
-
-    /// Hands the Lease over: no holder, so that a standby replica takes it at its next try
-    /// instead of waiting for the lease to expire. Only if this replica still holds it.
-    async fn release(&self) -> Result<(), LeaseError> {
-        let Some(mut lease) = self
-            .api
-            .get_opt(&self.name)
-            .await
-            .map_err(|source| self.error("read", source))?
-        else {
-            return Ok(());
-        };
-        let Some(spec) = lease.spec.as_mut() else {
-            return Ok(());
-        };
-        if spec.holder_identity.as_deref() != Some(self.identity.as_str()) {
-            return Ok(());
-        }
-        spec.holder_identity = None;
-        spec.lease_duration_seconds = Some(1);
-        spec.renew_time = Some(MicroTime(Timestamp::now()));
-        self.api
-            .replace(&lease.name_any(), &PostParams::default(), &lease)
-            .await
-            .map(drop)
-            .map_err(|source| self.error("release", source))
-    }
-
-    fn error(&self, action: &'static str, source: kube::Error) -> LeaseError {
-        LeaseError {
-            action,
-            namespace: self.namespace.clone(),
-            name: self.name.clone(),
-            source,
+        match written {
+            Ok(_) => Ok(Some(started)),
+            // Another replica wrote the Lease since it was read.
+            Err(kube::Error::Api(s)) if s.is_conflict() || s.is_already_exists() => Ok(None),
+            Err(e) => Err(e).with_context(|| format!("cannot write the Lease {}", self.lease)),
         }
     }
 }
 
-/// Holding the Lease: renewed in the background until [`Leadership::release`] or until it is
-/// lost.
+/// Holding the Lease until the renew deadline, which each renewal moves on.
 pub struct Leadership {
-    term: watch::Receiver<Term>,
-    renewer: JoinHandle<()>,
-    candidate: Arc<Candidate>,
+    candidate: Candidate,
+    deadline: Instant,
 }
 
 impl Leadership {
-    /// Resolves as soon as this replica may no longer act as the leader: when the renew
-    /// deadline passes without a successful renewal (checked here on its own timer, whatever
-    /// the renewing task is doing) or when another replica holds the Lease.
+    /// Renews the Lease while polled (so poll it as long as leading); resolves at the deadline, on
+    /// its own timer even if a request hangs, or when another replica holds the Lease.
     pub async fn lost(&mut self) -> Lost {
+        let mut failures = 0_u32;
         loop {
-            let term = *self.term.borrow_and_update();
-            let deadline = match term {
-                Term::Lost(lost) => return lost,
-                Term::Until(deadline) => deadline,
-            };
-            let expired = tokio::select! {
-                () = sleep_until(deadline) => true,
-                changed = self.term.changed() => {
-                    if changed.is_err() {
-                        // The renewing task ended without a word: trust nothing.
-                        return Lost::RenewDeadline;
-                    }
-                    false
+            let renewal = sleep(RETRY_PERIOD).then(|()| self.candidate.try_hold());
+            match timeout_at(self.deadline, renewal).await {
+                Err(_) => return Lost::RenewDeadline,
+                Ok(Ok(None)) => return Lost::TakenOver,
+                Ok(Ok(Some(started))) => (failures, self.deadline) = (0, started + RENEW_DEADLINE),
+                Ok(Err(error)) => {
+                    failures += 1;
+                    warn!(
+                        error = format!("{error:#}"),
+                        failures,
+                        "cannot renew the leader election Lease; retrying until the renew deadline"
+                    );
                 }
-            };
-            if expired && *self.term.borrow() == term {
-                return Lost::RenewDeadline;
             }
         }
     }
 
-    /// Stops renewing and gives the Lease up, for a graceful shutdown. Tries once, for at most
-    /// a retry period: an unreachable API server must not delay the exit.
+    /// Gives the Lease up, if still held, so that a standby takes over at once. Tries once, for
+    /// at most a retry period: an unreachable API server must not delay the exit.
     pub async fn release(self) {
-        self.renewer.abort();
-        let retry_period = self.candidate.timing.retry_period;
-        match timeout(retry_period, self.candidate.release()).await {
+        let c = &self.candidate;
+        let release = async {
+            let mut lease = c.api.get(&c.name).await?;
+            let spec = lease.spec.get_or_insert_default();
+            if spec.holder_identity.as_ref() == Some(&c.identity) {
+                spec.holder_identity = None;
+                spec.lease_duration_seconds = Some(1);
+                spec.renew_time = Some(MicroTime(Timestamp::now()));
+                c.api.replace(&c.name, &Default::default(), &lease).await?;
+            }
+            Ok::<_, kube::Error>(())
+        };
+        match timeout(RETRY_PERIOD, release).await {
             Ok(Ok(())) => info!("released the leader election Lease"),
-            Ok(Err(error)) => warn!(%error, "the Lease expires by itself instead"),
-            Err(_) => warn!("releasing the Lease timed out; it expires by itself instead"),
+            Ok(Err(error)) => warn!(%error, "cannot release the Lease; it expires by itself"),
+            Err(_) => warn!("releasing the Lease timed out; it expires by itself"),
         }
     }
 }
 
-impl Drop for Leadership {
-    fn drop(&mut self) {
-        self.renewer.abort();
-    }
-}
-
-/// `period` stretched by up to 1.2 times itself at random, as client-go's `wait.Jitter`.
-fn jittered(period: Duration) -> Duration {
-    use std::hash::{BuildHasher, Hasher};
-    // Randomly keyed per call: random enough to spread replicas, with no dependency for it.
-    let random = std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish();
-    period.mul_f64(1.0 + 1.2 * (random % 1024) as f64 / 1024.0)
-}
-
-fn seconds(duration: Duration) -> i32 {
-    i32::try_from(duration.as_secs()).unwrap_or(i32::MAX)
+/// Errors that waiting does not cure: no permission, no namespace, a rejected object.
+fn is_permanent(error: &anyhow::Error) -> bool {
+    matches!(error.downcast_ref(), Some(kube::Error::Api(status)) if matches!(status.code, 400 | 401 | 403 | 404 | 422))
 }
 
 #[cfg(test)]
@@ -389,7 +201,7 @@ mod tests {
     fn candidate(identity: &str) -> (Candidate, Handle) {
         let (service, handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
         let client = Client::new(service, "default");
-        let candidate = Candidate::new(client, "ops", "op-leader", identity, Timing::default());
+        let candidate = Candidate::new(client, "ops", "op-leader", identity);
         (candidate, handle)
     }
 
@@ -458,8 +270,8 @@ mod tests {
         let mut leadership = candidate.acquire().await.unwrap();
         assert_eq!(leadership.lost().await, Lost::RenewDeadline);
         // Exactly the renew deadline after the creation started, on the paused clock.
-        assert_eq!(started.elapsed(), Timing::default().renew_deadline);
-        assert!(started.elapsed() < Timing::default().lease_duration);
+        assert_eq!(started.elapsed(), RENEW_DEADLINE);
+        assert!(started.elapsed() < LEASE_DURATION);
         drop(leadership);
         server.abort();
     }
@@ -519,7 +331,7 @@ mod tests {
         let mut leadership = candidate.acquire().await.unwrap();
         assert_eq!(leadership.lost().await, Lost::TakenOver);
         // Six renewals every two seconds kept it past the first renew deadline.
-        assert!(started.elapsed() > Timing::default().renew_deadline);
+        assert!(started.elapsed() > RENEW_DEADLINE);
         server.await.unwrap();
     }
 
@@ -543,7 +355,7 @@ mod tests {
                     let taken: Value = serde_json::from_slice(&bytes).unwrap();
                     assert_eq!(taken["spec"]["holderIdentity"], "pod-b");
                     assert_eq!(taken["spec"]["leaseTransitions"], 4);
-                    assert!(started.elapsed() >= Timing::default().lease_duration);
+                    assert!(started.elapsed() >= LEASE_DURATION);
                     let reply = Response::builder()
                         .body(Body::from(
                             lease(Some("pod-b"), "6").to_string().into_bytes(),
@@ -559,8 +371,7 @@ mod tests {
                 );
             }
         });
-        let leadership = candidate.acquire().await.unwrap();
-        leadership.renewer.abort();
+        candidate.acquire().await.unwrap();
         let (handle, reads) = server.await.unwrap();
         // Every 2 to 4.4 seconds over 15: between 4 and 9 looks.
         assert!((4..=9).contains(&reads), "{reads} reads");
@@ -617,7 +428,7 @@ mod tests {
             .await
             .err()
             .expect("acquired without permission");
-        let text = error.to_string();
+        let text = format!("{error:#}");
         assert!(
             text.contains("cannot read the Lease ops/op-leader"),
             "{text}"
