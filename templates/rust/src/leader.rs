@@ -134,8 +134,9 @@ pub struct Leadership {
 }
 
 impl Leadership {
-    /// Renews the Lease while polled (so poll it as long as leading); resolves at the deadline, on
-    /// its own timer even if a request hangs, or when another replica holds the Lease.
+    /// Renews the Lease every retry period while polled (keep one call polled for as long as
+    /// leading). Resolves at the renew deadline, on its own timer even if a request hangs, or as
+    /// soon as another replica holds the Lease.
     pub async fn lost(&mut self) -> Lost {
         let mut failures = 0_u32;
         loop {
