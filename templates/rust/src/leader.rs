@@ -481,4 +481,52 @@ mod tests {
         leadership.release().await;
         server.await.unwrap();
     }
+
+    /// A write that loses a race (409) means another replica won: no error, no backoff, the
+    /// candidate looks again a retry period later.
+    #[tokio::test(start_paused = true)]
+    async fn a_lost_race_leaves_a_candidate() {
+        let (candidate, mut handle) = candidate("pod-b");
+        let server = tokio::spawn(async move {
+            answer(
+                &mut handle,
+                Method::GET,
+                LEASE,
+                StatusCode::OK,
+                lease(None, "5"),
+            )
+            .await;
+            let conflict = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Conflict", "code": 409});
+            answer(
+                &mut handle,
+                Method::PUT,
+                LEASE,
+                StatusCode::CONFLICT,
+                conflict,
+            )
+            .await;
+            let lost_at = Instant::now();
+            answer(
+                &mut handle,
+                Method::GET,
+                LEASE,
+                StatusCode::OK,
+                lease(None, "6"),
+            )
+            .await;
+            assert!(lost_at.elapsed() >= RETRY_PERIOD, "{:?}", lost_at.elapsed());
+            let taken = answer(
+                &mut handle,
+                Method::PUT,
+                LEASE,
+                StatusCode::OK,
+                lease(Some("pod-b"), "7"),
+            )
+            .await;
+            assert_eq!(taken["metadata"]["resourceVersion"], "6");
+        });
+        let acquiring = tokio::spawn(candidate.acquire());
+        server.await.unwrap();
+        acquiring.await.unwrap().unwrap();
+    }
 }
