@@ -208,6 +208,30 @@ fn the_generated_project_with_webhooks_passes_clippy_its_tests_and_keeps_its_crd
         built.project.join("deploy/operator.yaml"),
     ]);
     support::tools::checkov(&built.project.join("deploy"));
+
+    // The cert-manager overlay builds (beside deploy/: kustomize refuses an overlay inside its
+    // base) and makes what cert-manager needs and the operator reads.
+    let overlay = Command::new("kubectl")
+        .args(["kustomize", "deploy-cert-manager"])
+        .current_dir(&built.project)
+        .output()
+        .unwrap();
+    let rendered = String::from_utf8_lossy(&overlay.stdout);
+    assert!(
+        overlay.status.success(),
+        "{}",
+        String::from_utf8_lossy(&overlay.stderr)
+    );
+    for expected in [
+        "kind: Certificate",
+        "kind: Issuer",
+        "cert-manager.io/inject-ca-from: REPLACE_NAMESPACE/memcached-webhook-operator-webhook-cert",
+        "--webhook-cert-dir=/etc/webhook-certs",
+        "secretName: memcached-webhook-operator-webhook-server-cert",
+        "kind: MutatingWebhookConfiguration",
+    ] {
+        assert!(rendered.contains(expected), "{expected}:\n{rendered}");
+    }
 }
 
 /// `create webhook` rewrites `src/main.rs` and `src/lib.rs` only as `new` wrote them; a
