@@ -1100,7 +1100,7 @@ fn figures() {
                 json!({"size": 1}),
             )),
         );
-        assert_eq!(status, 201, "{answer}");
+        assert_eq!(status, 201, "object {i}: {answer}\n{}", operator.logs());
     }
     for path in [MUTATE, VALIDATE] {
         let mut latencies: Vec<Duration> = cluster
