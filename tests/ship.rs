@@ -197,9 +197,31 @@ fn the_bundle_applied_by_kubectl_gives_what_deploy_gives() {
         "RoleBinding",
         "Deployment",
     ];
+    // With webhooks: the certificate's Role and the CA's ClusterRole, the webhook Service, and
+    // the configurations last, once the operator that answers them is there.
+    let webhook_kinds = [
+        "Namespace",
+        "CustomResourceDefinition",
+        "ServiceAccount",
+        "Role",
+        "Role",
+        "ClusterRole",
+        "ClusterRole",
+        "ClusterRole",
+        "RoleBinding",
+        "RoleBinding",
+        "ClusterRoleBinding",
+        "ClusterRoleBinding",
+        "Deployment",
+        "Service",
+        "Service",
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+    ];
     for (project, expected) in [
         (rust_project(), &rust_kinds[..]),
         (helm_project(), &helm_kinds[..]),
+        (webhook_project(), &webhook_kinds[..]),
     ] {
         let out = success(&project.run(&["generate", "bundle", "--image", IMAGE, "-n", NAMESPACE]));
         assert!(out.contains("dist/install.yaml"), "{out}");
@@ -226,10 +248,13 @@ fn the_bundle_applied_by_kubectl_gives_what_deploy_gives() {
         let deployed = KubeServer::start();
         let applied = KubeServer::start();
         let home = tempfile::tempdir().unwrap();
+        // No operator runs on the test server to answer the webhooks `deploy` would wait for.
+        let webhooks = project.root.join("deploy/webhook.yaml").is_file();
         let out = operator_rs(&project.root)
             .env("HOME", home.path())
             .env("KUBECONFIG", deployed.kubeconfig())
             .args(["deploy", "-n", NAMESPACE, "--image", IMAGE])
+            .args(webhooks.then_some("--no-wait"))
             .output()
             .unwrap();
         success(&out);
@@ -391,6 +416,7 @@ fn judge(renders: &[(&str, Vec<(String, String)>)]) {
             std::fs::write(&path, format!("# {what}\n{doc}\n")).unwrap();
             let object: Value = operator_rs::yaml::from_str(doc)
                 .unwrap_or_else(|e| panic!("{what}: not YAML: {e}\n{doc}"));
+            assert_skips_documented(what, &object);
             let api_version = object["apiVersion"].as_str().unwrap_or_default();
             if !(api_version.starts_with("monitoring.coreos.com/")
                 || api_version.starts_with("cert-manager.io/"))
@@ -401,6 +427,24 @@ fn judge(renders: &[(&str, Vec<(String, String)>)]) {
     }
     support::tools::kubernetes_validate(&validated);
     support::tools::checkov(dir.path());
+}
+
+/// Every check `object` has checkov skip says why: `checkov.io/skipN: CHECK_ID=reason`.
+fn assert_skips_documented(what: &str, object: &Value) {
+    let annotations = object["metadata"]["annotations"].as_object();
+    for (key, value) in annotations.into_iter().flatten() {
+        if !key.starts_with("checkov.io/skip") {
+            continue;
+        }
+        let value = value.as_str().unwrap_or_default();
+        let (check, reason) = value.split_once('=').unwrap_or((value, ""));
+        assert!(
+            check.starts_with("CKV") && reason.split_whitespace().count() >= 3,
+            "{what}: {} {} skips {check} without a reason: {key}: {value}",
+            object["kind"],
+            object["metadata"]["name"]
+        );
+    }
 }
 
 fn objects_of(docs: &[(String, String)]) -> Vec<Value> {
@@ -1284,6 +1328,87 @@ fn regeneration_keeps_the_users_edits_and_names_the_values_they_lack() {
         !std::fs::read_to_string(&role_template)
             .unwrap()
             .contains("# mine")
+    );
+}
+
+/// The project grows a second kind and webhooks after its chart was made: the next
+/// generation adds their templates and values, and names the webhook values a kept
+/// values.yaml lacks.
+#[test]
+fn regeneration_after_a_new_kind_and_webhooks_adds_their_templates() {
+    let project = rust_project();
+    project.generate_chart();
+    let values_path = project.chart().join("values.yaml");
+    let values = std::fs::read_to_string(&values_path).unwrap();
+    let mine = values.replace("replicaCount: 1", "replicaCount: 2");
+    std::fs::write(&values_path, &mine).unwrap();
+
+    success(&project.run(&[
+        "create",
+        "api",
+        "--api-version=cache.example.com/v1alpha1",
+        "--kind=Valkey",
+    ]));
+    success(&project.run(&[
+        "create",
+        "webhook",
+        "--kind=Valkey",
+        "--defaulting",
+        "--validation",
+    ]));
+    let out = project.generate_chart();
+    for line in [
+        "created   templates/crds/cache.example.com_valkeys_crd.yaml",
+        "created   templates/webhook.yaml",
+        "created   templates/webhook-certificate.yaml",
+        "updated   templates/operator.yaml",
+        "updated   templates/role.yaml",
+        "kept      values.yaml",
+    ] {
+        assert!(out.contains(line), "{line}:\n{out}");
+    }
+    for value in [
+        "webhook.port",
+        "webhook.certLifetime",
+        "webhook.certManager.enabled",
+    ] {
+        assert!(out.contains(value), "{value} lacking:\n{out}");
+    }
+    assert_eq!(std::fs::read_to_string(&values_path).unwrap(), mine);
+    let operator =
+        std::fs::read_to_string(project.chart().join("templates/operator.yaml")).unwrap();
+    assert!(
+        operator.contains("--mutating-webhook-configuration-name="),
+        "{operator}"
+    );
+    let schema = std::fs::read_to_string(project.chart().join("values.schema.json")).unwrap();
+    assert!(schema.contains("\"certManager\""), "{schema}");
+
+    // With the webhook values added to the kept file, Helm renders the new chart.
+    let Some(mut oracle) = HelmOracle::start() else {
+        return;
+    };
+    let webhook_values = json!({"webhook": {"port": 9443, "certLifetime": "90d",
+        "certManager": {"enabled": false, "issuerRef": {}}}});
+    let objects = objects_of(&helm_render(
+        &mut oracle,
+        &project.chart(),
+        &case("kept values and the webhook ones", webhook_values),
+    ));
+    let crds: BTreeSet<&str> = objects
+        .iter()
+        .filter(|o| o["kind"] == "CustomResourceDefinition")
+        .map(|o| o["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        crds,
+        BTreeSet::from(["memcacheds.cache.example.com", "valkeys.cache.example.com"])
+    );
+    assert!(
+        objects
+            .iter()
+            .any(|o| o["kind"] == "ValidatingWebhookConfiguration"),
+        "the webhooks"
     );
 }
 
