@@ -614,7 +614,7 @@ fn registry_files_list_every_api() {
         }
     };
     let apis = [api("v1alpha1", "Memcached"), api("v1beta1", "Match")];
-    let plan = operator_rs::scaffold::rust::registry_files(&name, &apis).unwrap();
+    let plan = operator_rs::scaffold::rust::registry_files(&name, &apis, false).unwrap();
     let text = |path: &str| String::from_utf8(plan.get(path).unwrap().bytes.clone()).unwrap();
     assert!(text("src/api/mod.rs").contains("pub mod v1alpha1;\npub mod v1beta1;"));
     assert!(text("src/api/mod.rs").contains("v1beta1::r#match::Match::crd(),"));
@@ -634,7 +634,7 @@ fn registry_files_list_every_api() {
     // A second version of Memcached: one controller, one set of rules and one CRD, which
     // merges both versions.
     let apis = [apis[0].clone(), apis[1].clone(), api("v1", "Memcached")];
-    let plan = operator_rs::scaffold::rust::registry_files(&name, &apis).unwrap();
+    let plan = operator_rs::scaffold::rust::registry_files(&name, &apis, false).unwrap();
     let text = |path: &str| String::from_utf8(plan.get(path).unwrap().bytes.clone()).unwrap();
     let api_mod = text("src/api/mod.rs");
     assert!(

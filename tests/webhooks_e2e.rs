@@ -63,13 +63,15 @@ fn built() -> &'static Built {
     static BUILT: OnceLock<Built> = OnceLock::new();
     BUILT.get_or_init(|| {
         // Outside the repository (a workspace the project is no member of); every test of the
-        // run uses this one project and build. A static is never dropped, so the directory is
-        // left in the system's temporary directory, like a crashed test's.
-        let parent = tempfile::Builder::new()
-            .prefix("operator-rs-webhooks-e2e-")
-            .tempdir()
-            .unwrap()
-            .keep();
+        // run uses this one project and build. A static is never dropped, so instead of a new
+        // temporary directory per run (left behind by each), one per checkout is emptied and
+        // reused.
+        let checkout = env!("CARGO_MANIFEST_DIR").bytes().fold(0u32, |hash, byte| {
+            hash.wrapping_mul(31).wrapping_add(u32::from(byte))
+        });
+        let parent = std::env::temp_dir().join(format!("operator-rs-webhooks-e2e-{checkout:08x}"));
+        let _ = std::fs::remove_dir_all(&parent);
+        std::fs::create_dir_all(&parent).unwrap();
         let project = support::project::new_memcached_operator(&parent, NAME);
         support::project::operator_rs(&project)
             .args([
@@ -96,8 +98,25 @@ fn built() -> &'static Built {
             "{}",
             String::from_utf8_lossy(&output.stderr)
         );
-        let created = String::from_utf8_lossy(&output.stdout).into_owned()
+        let mut created = String::from_utf8_lossy(&output.stdout).into_owned()
             + &String::from_utf8_lossy(&output.stderr);
+        // A third version once conversion exists: `create api` routes it through the hub.
+        let third = support::project::operator_rs(&project)
+            .args([
+                "create",
+                "api",
+                "--api-version=cache.example.com/v1",
+                "--kind=Memcached",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            third.status.success(),
+            "{}",
+            String::from_utf8_lossy(&third.stderr)
+        );
+        created += &String::from_utf8_lossy(&third.stdout);
+        created += &String::from_utf8_lossy(&third.stderr);
         let started = Instant::now();
         let build = Command::new(cargo())
             .args(["build", "--locked", "--bins"])
@@ -136,6 +155,14 @@ fn the_generated_project_with_webhooks_passes_clippy_its_tests_and_keeps_its_crd
         "changed deploy/kustomization.yaml",
         "changed deploy/operator.yaml",
         "changed PROJECT",
+        // A new project serves no webhooks: the first one adds the server to the process.
+        "created src/webhook_server/mod.rs",
+        "changed src/main.rs",
+        "changed src/lib.rs",
+        "changed src/api/mod.rs",
+        // The third version, added after the conversion webhook.
+        "changed src/webhooks/memcached_conversion.rs",
+        "The operator's conversion webhook converts v1 too",
     ] {
         assert!(built.created.contains(line), "{line}:\n{}", built.created);
     }
@@ -181,6 +208,32 @@ fn the_generated_project_with_webhooks_passes_clippy_its_tests_and_keeps_its_crd
         built.project.join("deploy/operator.yaml"),
     ]);
     support::tools::checkov(&built.project.join("deploy"));
+}
+
+/// `create webhook` rewrites `src/main.rs` and `src/lib.rs` only as `new` wrote them; a
+/// changed one is left as it is, with what to add said.
+#[test]
+fn create_webhook_leaves_an_edited_main_rs_alone_and_says_what_to_add() {
+    let parent = tempfile::tempdir().unwrap();
+    let project = support::project::new_memcached_operator(parent.path(), "edited-operator");
+    let main_rs = project.join("src/main.rs");
+    let edited = std::fs::read_to_string(&main_rs).unwrap() + "// mine\n";
+    std::fs::write(&main_rs, &edited).unwrap();
+    let output = support::project::operator_rs(&project)
+        .args(["create", "webhook", "--kind=Memcached", "--defaulting"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("src/main.rs is yours and differs from what `new` wrote")
+            && said.contains("webhook_server::start"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&main_rs).unwrap(), edited);
+    // lib.rs was as `new` wrote it: it declares the webhook modules now.
+    let lib_rs = std::fs::read_to_string(project.join("src/lib.rs")).unwrap();
+    assert!(lib_rs.contains("pub mod webhook_server;"), "{lib_rs}");
 }
 
 /// A test server with the namespace, and kubectl for it.
@@ -369,6 +422,10 @@ fn assert_webhooks_seen_by_kubectl(cluster: &Cluster, context: impl Fn() -> Stri
         object.as_object_mut().unwrap().remove("apiVersion");
         object
     };
+    // And as v1, the version `create api` added after the conversion webhook.
+    let as_v1 = cluster.get(&["-n", NAMESPACE, "memcacheds.v1.cache.example.com", "beta"]);
+    assert_eq!(as_v1["apiVersion"], "cache.example.com/v1");
+    assert_eq!(without_version(as_beta.clone()), without_version(as_v1));
     assert_eq!(without_version(as_beta.clone()), without_version(as_alpha));
     assert_eq!(
         as_beta["spec"],
@@ -449,7 +506,10 @@ fn deployed(file: &str) -> String {
 /// An operator replica as in the cluster: no --webhook-cert-dir, so it keeps its own
 /// certificate in the Secret; every address on a port the system picks.
 fn replica(cluster: &Cluster, name: &str, lifetime: &str) -> Running {
-    let home = tempfile::tempdir().unwrap().keep();
+    // An empty home, so that nothing of the user's is read; beside the project, which the run
+    // reuses rather than leaving a directory per replica.
+    let home = built().project.with_file_name("home");
+    std::fs::create_dir_all(&home).unwrap();
     Running::spawn(
         name,
         Command::new(&built().binary)
@@ -686,6 +746,20 @@ fn in_cluster_the_operator_makes_injects_and_rotates_its_certificates_without_a_
     println!(
         "rotation: {requests} requests, none failed; CAs served: {}",
         cas.len()
+    );
+    // Only the leader rotates and injects; the standby serves what the leader wrote.
+    let rotating: Vec<&Running> = [&first, &second]
+        .into_iter()
+        .filter(|r| {
+            r.logs()
+                .contains("rotated the webhook certificate one step")
+        })
+        .collect();
+    assert_eq!(rotating.len(), 1, "{}", logs());
+    assert!(
+        rotating[0].logs().contains("became the leader"),
+        "{}",
+        logs()
     );
     let metrics_port = first
         .printed_address("/metrics")

@@ -8,11 +8,13 @@ use std::path::Path;
 
 use super::inputs;
 use super::project_changes::{add_kustomization_resource, ensure_new, read, report_applied};
+use super::rust_apis::{all_webhooks, existing_apis};
 use super::scaffold_errors::scaffold_error;
 use crate::cli::CreateApiArgs;
 use crate::error::usage;
-use crate::names::{Group, Kind, ProjectName, Version};
+use crate::names::ProjectName;
 use crate::project::{self, Project, Resource};
+use crate::scaffold::rust::webhooks as webhook_scaffold;
 use crate::scaffold::rust::{self as rust_scaffold, RustApi};
 use crate::scaffold::write::Applied;
 use crate::scaffold::{self, FilePlan};
@@ -45,11 +47,17 @@ pub fn run(ui: &Ui, args: &CreateApiArgs, root: &Path, mut project: Project) -> 
         plural,
     };
 
+    // The APIs' registry routes the CRDs through the webhooks' once the project has any.
+    let serves_webhooks = !project.webhooks.is_empty();
     // A new version reports the version the kind stays stored in.
     let (mut changes, storage_version) = match existing {
-        None => (new_kind_changes(root, &name, &apis, &new_api)?, None),
+        None => (
+            new_kind_changes(root, &name, &apis, &new_api, serves_webhooks)?,
+            None,
+        ),
         Some(_) => {
-            let (changes, storage) = new_version_changes(root, &name, &apis, &new_api)?;
+            let (changes, storage) =
+                new_version_changes(root, &name, &apis, &new_api, serves_webhooks)?;
             (changes, Some(storage))
         }
     };
@@ -60,6 +68,21 @@ pub fn run(ui: &Ui, args: &CreateApiArgs, root: &Path, mut project: Project) -> 
         plural: new_api.plural.clone(),
         chart: None,
     });
+    let converted = storage_version.is_some()
+        && project.webhooks.iter().any(|w| {
+            w.conversion && w.kind == new_api.kind.as_str() && w.group == new_api.group.as_str()
+        });
+    let conversion = if converted {
+        Some(new_spoke_changes(
+            root,
+            &name,
+            &project,
+            &new_api,
+            &mut changes,
+        )?)
+    } else {
+        None
+    };
     changes.add(project::PROJECT_FILE, project.to_yaml());
 
     let applied = scaffold::write::apply_changes(root, &changes)?;
@@ -74,7 +97,7 @@ pub fn run(ui: &Ui, args: &CreateApiArgs, root: &Path, mut project: Project) -> 
                 "Next: edit the spec in the new src/api/ file, then `operator-rs generate crds`.",
             );
         }
-        Some(storage) => report_new_version(ui, &applied, storage, &new_api),
+        Some(storage) => report_new_version(ui, &applied, storage, &new_api, conversion),
     }
     Ok(())
 }
@@ -97,14 +120,16 @@ fn new_kind_changes(
     name: &ProjectName,
     apis: &[RustApi],
     new_api: &RustApi,
+    serves_webhooks: bool,
 ) -> anyhow::Result<FilePlan> {
-    let old_registry = rust_scaffold::registry_files(name, apis).map_err(scaffold_error)?;
+    let old_registry =
+        rust_scaffold::registry_files(name, apis, serves_webhooks).map_err(scaffold_error)?;
     let mut changes = added_files(
         root,
         rust_scaffold::api_files(name, new_api).map_err(scaffold_error)?,
         &[],
     )?;
-    let registry = add_registry(name, apis, new_api, &mut changes)?;
+    let registry = add_registry(name, apis, new_api, serves_webhooks, &mut changes)?;
     changes.add(
         "deploy/role.yaml",
         merged_role(
@@ -132,6 +157,7 @@ fn new_version_changes(
     name: &ProjectName,
     apis: &[RustApi],
     new_api: &RustApi,
+    serves_webhooks: bool,
 ) -> anyhow::Result<(FilePlan, String)> {
     let crd_path = format!("deploy/crds/{}", rust_scaffold::crd_file_name(new_api));
     let current_crd = std::fs::read_to_string(root.join(&crd_path)).map_err(|e| {
@@ -144,7 +170,7 @@ fn new_version_changes(
     let version =
         rust_scaffold::new_version_files(name, new_api, &current_crd).map_err(scaffold_error)?;
     let mut changes = added_files(root, version.files, &[&crd_path])?;
-    add_registry(name, apis, new_api, &mut changes)?;
+    add_registry(name, apis, new_api, serves_webhooks, &mut changes)?;
     Ok((changes, version.storage_version))
 }
 
@@ -168,11 +194,13 @@ fn add_registry(
     name: &ProjectName,
     apis: &[RustApi],
     new_api: &RustApi,
+    serves_webhooks: bool,
     changes: &mut FilePlan,
 ) -> anyhow::Result<FilePlan> {
     let mut all = apis.to_vec();
     all.push(new_api.clone());
-    let registry = rust_scaffold::registry_files(name, &all).map_err(scaffold_error)?;
+    let registry =
+        rust_scaffold::registry_files(name, &all, serves_webhooks).map_err(scaffold_error)?;
     for (path, file) in registry.iter() {
         if path.ends_with(".rs") {
             changes.add(path.clone(), file.bytes.clone());
@@ -181,7 +209,48 @@ fn add_registry(
     Ok(registry)
 }
 
-fn report_new_version(ui: &Ui, applied: &Applied, storage: &str, new_api: &RustApi) {
+/// A new version of a kind the operator converts: the webhooks' registry routes it through the
+/// hub, and the user's conversion file gets its `From` pair, a field-by-field copy. Returns the
+/// conversion file's path, or what to do by hand when that file cannot take the pair.
+fn new_spoke_changes(
+    root: &Path,
+    name: &ProjectName,
+    project: &Project,
+    new_api: &RustApi,
+    changes: &mut FilePlan,
+) -> anyhow::Result<Result<String, String>> {
+    let webhooks = all_webhooks(project)?;
+    changes.extend(webhook_scaffold::registry_files(name, &webhooks).map_err(scaffold_error)?);
+    let Some(hub) = webhooks
+        .iter()
+        .find(|w| w.conversion && w.api.kind == new_api.kind)
+        .map(|w| &w.api)
+    else {
+        return Ok(Err(format!("{} has no conversion webhook", new_api.kind)));
+    };
+    let path = webhook_scaffold::conversion_path(hub);
+    let current = read(root, &path)?;
+    let with_spoke = webhook_scaffold::conversion_with_spoke(name, hub, &new_api.version, &current)
+        .map_err(scaffold_error)?;
+    Ok(match with_spoke {
+        Some(text) => {
+            changes.add(path.clone(), text);
+            Ok(path)
+        }
+        None => Err(format!(
+            "{path} has no `use crate::api::` lines, so it was left alone: write `From` between {}::{} and {}::{} there, as for the kind's other versions",
+            new_api.version, new_api.kind, hub.version, hub.kind
+        )),
+    })
+}
+
+fn report_new_version(
+    ui: &Ui,
+    applied: &Applied,
+    storage: &str,
+    new_api: &RustApi,
+    conversion: Option<Result<String, String>>,
+) {
     ui.headline(format!(
         "Added version {} of {} ({}) to its CRD",
         new_api.version, new_api.kind, new_api.group
@@ -191,27 +260,18 @@ fn report_new_version(ui: &Ui, applied: &Applied, storage: &str, new_api: &RustA
         "{} is served beside the other versions; objects stay stored as {storage}, and the {} controller keeps reconciling the version it imports. To store {} instead, move `storage = false` from its types to {storage}'s, then run `operator-rs generate crds`.",
         new_api.version, new_api.kind, new_api.version
     ));
-    ui.warn(format!(
-        "while {storage} and {} have the same schema, the API server converts between them by changing apiVersion alone (conversion strategy None); once you change the types in src/api/{}/, fields are lost between versions unless the operator converts them: run `operator-rs create webhook --kind={} --conversion`",
-        new_api.version, new_api.version, new_api.kind
-    ));
+    match conversion {
+        Some(Ok(path)) => ui.info(format!(
+            "The operator's conversion webhook converts {} too: its `From` pair in {path} copies field by field; change it with the types.",
+            new_api.version
+        )),
+        Some(Err(manual)) => ui.warn(manual),
+        None => ui.warn(format!(
+            "while {storage} and {} have the same schema, the API server converts between them by changing apiVersion alone (conversion strategy None); once you change the types in src/api/{}/, fields are lost between versions unless the operator converts them: run `operator-rs create webhook --kind={} --conversion`",
+            new_api.version, new_api.version, new_api.kind
+        )),
+    }
     ui.info("Next: edit the spec in the new src/api/ file, then `operator-rs generate crds`.");
-}
-
-fn existing_apis(project: &Project) -> anyhow::Result<Vec<RustApi>> {
-    project
-        .resources
-        .iter()
-        .map(|r| {
-            Ok(RustApi {
-                group: Group::parse(&r.group)?,
-                version: Version::parse(&r.version)?,
-                kind: Kind::parse(&r.kind)?,
-                plural: r.plural.clone(),
-            })
-        })
-        .collect::<Result<_, crate::names::NameError>>()
-        .map_err(|e| anyhow::anyhow!("PROJECT lists an invalid API: {e}"))
 }
 
 fn text<'a>(plan: &'a FilePlan, path: &str) -> &'a str {

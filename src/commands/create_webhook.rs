@@ -7,12 +7,13 @@
 use std::path::Path;
 
 use super::project_changes::{read, report_applied};
+use super::rust_apis::{all_webhooks, existing_apis, kind_versions};
 use super::scaffold_errors::scaffold_error;
 use crate::cli::CreateWebhookArgs;
 use crate::error::usage;
-use crate::names::{Group, Kind, ProjectName, Version};
-use crate::project::{self, Project, ProjectError, ProjectType, Webhooks};
-use crate::scaffold::rust::webhooks::{self as webhook_scaffold, KindWebhooks};
+use crate::names::{Kind, ProjectName, Version};
+use crate::project::{self, ProjectError, ProjectType, Webhooks};
+use crate::scaffold::rust::webhooks as webhook_scaffold;
 use crate::scaffold::rust::{self as rust_scaffold, RustApi};
 use crate::scaffold::{self, FilePlan};
 use crate::ui::Ui;
@@ -121,8 +122,11 @@ pub fn run(ui: &Ui, args: CreateWebhookArgs) -> anyhow::Result<()> {
             ),
         }
     }
-    if !read(&root, "src/main.rs")?.contains("webhook_server::start") {
-        manual.push("src/main.rs does not start the webhook server (it was made before operator-rs served webhooks): call `webhook_server::start` as a new project's main.rs does".to_string());
+    changes.extend(process_changes(&root, &name, &mut manual)?);
+    let apis = rust_scaffold::registry_files(&name, &existing_apis(&project)?, true)
+        .map_err(scaffold_error)?;
+    for (path, file) in apis.iter().filter(|(path, _)| *path == "src/api/mod.rs") {
+        changes.add(path.clone(), file.bytes.clone());
     }
     changes.add(project::PROJECT_FILE, project.to_yaml());
 
@@ -150,6 +154,34 @@ pub fn run(ui: &Ui, args: CreateWebhookArgs) -> anyhow::Result<()> {
     }
     ui.info("Next: write your checks in src/webhooks/, then `operator-rs run` serves them on this machine, or `operator-rs build` and `operator-rs deploy` in the cluster.");
     Ok(())
+}
+
+/// `src/main.rs` and `src/lib.rs` with the webhook server, where they are as `new` wrote them;
+/// where the user changed them, what to add by hand goes to `manual`.
+fn process_changes(
+    root: &Path,
+    name: &ProjectName,
+    manual: &mut Vec<String>,
+) -> anyhow::Result<FilePlan> {
+    let as_new = rust_scaffold::process_files(name, false).map_err(scaffold_error)?;
+    let served = rust_scaffold::process_files(name, true).map_err(scaffold_error)?;
+    let mut changes = FilePlan::new();
+    for ((path, new_file), (_, served_file)) in as_new.iter().zip(served.iter()) {
+        let current = read(root, path)?;
+        let needed = if path.ends_with("main.rs") {
+            "webhook_server::start"
+        } else {
+            "pub mod webhook_server;"
+        };
+        if current.as_bytes() == new_file.bytes.as_slice() {
+            changes.add(path.clone(), served_file.bytes.clone());
+        } else if !current.contains(needed) {
+            manual.push(format!(
+                "{path} is yours and differs from what `new` wrote, so it was left alone: add `{needed}` as a project made with webhooks has it (see the README's webhooks section)"
+            ));
+        }
+    }
+    Ok(changes)
 }
 
 /// Refuses what the project cannot take, naming the value.
@@ -202,38 +234,6 @@ fn check_request(
     Ok(())
 }
 
-/// The versions of `kind` in the project, in the order they were added.
-fn kind_versions(project: &Project, kind: &Kind) -> anyhow::Result<Vec<RustApi>> {
-    let mut versions = Vec::new();
-    for resource in project.resources.iter().filter(|r| r.kind == kind.as_str()) {
-        if versions
-            .first()
-            .is_some_and(|first: &RustApi| first.group.as_str() != resource.group)
-        {
-            continue;
-        }
-        versions.push(RustApi {
-            group: Group::parse(&resource.group)?,
-            version: Version::parse(&resource.version)?,
-            kind: kind.clone(),
-            plural: resource.plural.clone(),
-        });
-    }
-    if versions.is_empty() {
-        let mut kinds: Vec<&str> = project.resources.iter().map(|r| r.kind.as_str()).collect();
-        kinds.dedup();
-        return Err(usage(format!(
-            "--kind={kind}: the project has no kind {kind} (it has {}); add it first with `operator-rs create api --kind={kind}`",
-            if kinds.is_empty() {
-                "none".to_string()
-            } else {
-                kinds.join(", ")
-            }
-        )));
-    }
-    Ok(versions)
-}
-
 /// The version the kind's CRD file stores, if the file says.
 fn storage_version(root: &Path, api: &RustApi) -> Option<Version> {
     let path = root
@@ -246,34 +246,6 @@ fn storage_version(root: &Path, api: &RustApi) -> Option<Version> {
         .iter()
         .find(|v| v["storage"] == true)?;
     Version::parse(stored["name"].as_str()?).ok()
-}
-
-/// Every kind's webhooks, as the registry needs them.
-fn all_webhooks(project: &Project) -> anyhow::Result<Vec<KindWebhooks>> {
-    project
-        .webhooks
-        .iter()
-        .map(|w| {
-            let kind = Kind::parse(&w.kind)?;
-            let versions = kind_versions(project, &kind)?;
-            let version = Version::parse(&w.version)?;
-            let api = RustApi {
-                version: version.clone(),
-                ..versions[0].clone()
-            };
-            Ok(KindWebhooks {
-                api,
-                defaulting: w.defaulting,
-                validation: w.validation,
-                conversion: w.conversion,
-                spokes: versions
-                    .into_iter()
-                    .map(|a| a.version)
-                    .filter(|v| *v != version)
-                    .collect(),
-            })
-        })
-        .collect()
 }
 
 fn refuse_existing(root: &Path, path: &str) -> anyhow::Result<()> {

@@ -23,6 +23,7 @@ mod run_cluster;
 mod run_helm;
 mod run_rust;
 mod run_webhooks;
+mod rust_apis;
 mod scaffold_errors;
 mod template;
 mod undeploy;

@@ -137,8 +137,6 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
             "deploy/prometheus/kustomization.yaml",
             "rust/deploy/prometheus/kustomization.yaml.tera",
         ),
-        ("src/main.rs", "rust/src/main.rs.tera"),
-        ("src/lib.rs", "rust/src/lib.rs.tera"),
         ("src/context.rs", "rust/src/context.rs.tera"),
         ("src/bin/crdgen.rs", "rust/src/bin/crdgen.rs.tera"),
         (".github/workflows/ci.yaml", "rust/github/ci.yaml.tera"),
@@ -183,21 +181,46 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
     context.insert("cluster_scoped", &false);
     common::add_shared_files(&mut plan, &context)?;
 
-    plan.extend(registry_files(&project.name, &apis)?);
+    plan.extend(process_files(&project.name, false)?);
+    plan.extend(registry_files(&project.name, &apis, false)?);
     plan.extend(api_files(&project.name, &apis[0])?);
-    // Every project can serve webhooks; `create webhook` adds the first.
-    plan.extend(webhooks::plumbing_files()?);
-    plan.extend(webhooks::registry_files(&project.name, &[])?);
+    Ok(plan)
+}
+
+/// `src/main.rs` and `src/lib.rs`, which start and declare the webhook server only once the
+/// project `serves_webhooks` (the first `create webhook` rewrites them if they are as `new`
+/// wrote them).
+pub fn process_files(
+    name: &ProjectName,
+    serves_webhooks: bool,
+) -> Result<FilePlan, RustScaffoldError> {
+    let mut context = project_context(name);
+    context.insert("serves_webhooks", &serves_webhooks);
+    let mut plan = FilePlan::new();
+    plan.add(
+        "src/main.rs",
+        templates::render("rust/src/main.rs.tera", &context)?,
+    );
+    plan.add(
+        "src/lib.rs",
+        templates::render("rust/src/lib.rs.tera", &context)?,
+    );
     Ok(plan)
 }
 
 /// The files the tool regenerates whenever the list of APIs changes: the module registries
 /// (overwritten), and the role and kustomization for these APIs (merged by `create api` into
 /// the user's). `apis` is in the order they were added.
-pub fn registry_files(name: &ProjectName, apis: &[RustApi]) -> Result<FilePlan, RustScaffoldError> {
+pub fn registry_files(
+    name: &ProjectName,
+    apis: &[RustApi],
+    serves_webhooks: bool,
+) -> Result<FilePlan, RustScaffoldError> {
     let views = api_views(apis);
     let kinds = kind_views(apis);
     let mut context = project_context(name);
+    // `crds()` passes each CRD through the webhooks' registry for its conversion stanza.
+    context.insert("serves_webhooks", &serves_webhooks);
     context.insert("apis", &views);
     context.insert("kinds", &kinds);
     context.insert(

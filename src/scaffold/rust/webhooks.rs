@@ -1,7 +1,7 @@
 //! The webhook files of a Rust project.
 //!
 //! The tool owns the HTTPS server and review handling (`src/webhook_server/`, the same in every
-//! project), the registry `src/webhooks/mod.rs` and `deploy/webhook.yaml`, all rendered from
+//! project that has webhooks, added by the first `create webhook`), the registry `src/webhooks/mod.rs` and `deploy/webhook.yaml`, all rendered from
 //! the project's list of webhooks and rewritten whole. The user owns each kind's
 //! `src/webhooks/<kind>.rs` (defaulting and validation functions) and
 //! `src/webhooks/<kind>_conversion.rs` (`From` between each version and the storage version),
@@ -15,13 +15,12 @@ use crate::names::{ProjectName, Version};
 use crate::scaffold::templates;
 
 /// The plumbing files, under `src/webhook_server/`.
-const PLUMBING: [&str; 6] = [
+const PLUMBING: [&str; 5] = [
     "mod.rs",
     "admission.rs",
     "certificates.rs",
     "conversion.rs",
     "metrics.rs",
-    "tls.rs",
 ];
 
 /// The webhooks of one kind, as `create webhook` records them.
@@ -90,9 +89,12 @@ pub fn conversion_path(api: &RustApi) -> String {
     format!("src/webhooks/{}_conversion.rs", api.kind.snake())
 }
 
-/// The HTTPS server and review handling, the same in every project.
+/// The HTTPS server and review handling, the same in every project with webhooks.
 pub fn plumbing_files() -> Result<FilePlan, RustScaffoldError> {
     let mut plan = FilePlan::new();
+    // The HTTPS server /metrics shares, rewritten too so that a project made before it had
+    // what the webhooks need from it.
+    plan.add("src/tls.rs", templates::raw("rust/src/tls.rs")?);
     for file in PLUMBING {
         plan.add(
             format!("src/webhook_server/{file}"),
@@ -196,6 +198,51 @@ pub fn conversion_file(
         "rust/src/webhooks/kind_conversion.rs.tera",
         &context,
     )?)
+}
+
+/// The user's conversion file `current` of `hub`'s kind with conversions for one more version,
+/// `spoke`: its `use` line joins the others in rustfmt's order and its `From` pair goes before
+/// the tests. `None` when the file has no `use crate::api::` lines to join (the user rewrote it).
+pub fn conversion_with_spoke(
+    name: &ProjectName,
+    hub: &RustApi,
+    spoke: &Version,
+    current: &str,
+) -> Result<Option<String>, RustScaffoldError> {
+    let rendered = conversion_file(name, hub, std::slice::from_ref(spoke))?;
+    let impls = match (rendered.find("impl From<"), rendered.find("#[cfg(test)]")) {
+        (Some(start), Some(end)) => rendered[start..end].trim_end(),
+        _ => return Ok(None),
+    };
+    let import = format!(
+        "use crate::api::{spoke}::{} as {spoke};",
+        ApiView::new(hub).kind_mod
+    );
+    let mut lines: Vec<String> = current.lines().map(str::to_string).collect();
+    let Some(first) = lines.iter().position(|l| l.starts_with("use crate::api::")) else {
+        return Ok(None);
+    };
+    let count = lines[first..]
+        .iter()
+        .take_while(|l| l.starts_with("use crate::api::"))
+        .count();
+    let mut imports: Vec<String> = lines.drain(first..first + count).collect();
+    imports.push(import);
+    imports.sort_by_key(|line| version_sort_key(line.trim_start_matches("use crate::api::")));
+    let mut added: Vec<String> = impls.lines().map(str::to_string).collect();
+    let at = match lines.iter().position(|l| l.trim() == "#[cfg(test)]") {
+        Some(tests) => {
+            added.push(String::new());
+            tests
+        }
+        None => {
+            added.insert(0, String::new());
+            lines.len()
+        }
+    };
+    lines.splice(at..at, added);
+    lines.splice(first..first, imports);
+    Ok(Some(lines.join("\n") + "\n"))
 }
 
 #[derive(Serialize)]

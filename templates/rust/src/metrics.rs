@@ -7,7 +7,6 @@
 //! `<prefix>_leader` (1 while this replica runs the controllers) and `<prefix>_build_info`
 //! (the version, always 1).
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use prometheus_client::encoding::EncodeLabelSet;
@@ -39,8 +38,6 @@ pub struct Metrics {
     failures: Family<ErrorLabels, Counter>,
     duration: Family<ControllerLabels, Histogram>,
     leader: Gauge,
-    /// Per webhook: reviews answered and their duration (src/webhook_server/metrics.rs).
-    pub webhooks: Arc<crate::webhook_server::WebhookMetrics>,
 }
 
 impl Metrics {
@@ -78,16 +75,12 @@ impl Metrics {
             "The operator's version",
             Info::new(vec![("version", env!("CARGO_PKG_VERSION"))]),
         );
-        let webhooks = Arc::new(crate::webhook_server::WebhookMetrics::register(
-            &mut registry,
-        ));
         Metrics {
             registry,
             reconciles,
             failures,
             duration,
             leader,
-            webhooks,
         }
     }
 
@@ -115,6 +108,11 @@ impl Metrics {
                 error: error.to_string(),
             })
             .inc();
+    }
+
+    /// Where other parts of the operator (its webhooks) register their metrics, before it serves.
+    pub fn registry(&mut self) -> &mut Registry {
+        &mut self.registry
     }
 
     /// The metrics in the Prometheus text format.

@@ -4,10 +4,12 @@
 //!
 //! A CA and a serving certificate it signed for the webhook Service's DNS names live in the
 //! Secret `<operator>-webhook-server-cert` of the operator's namespace. Every replica serves
-//! the certificate of that Secret, reading it again every [`Timing::interval`], and writes
-//! the Secret's CA bundle into the `caBundle` of the operator's webhook configurations and of
-//! its CRDs converted by webhook (only where they call the Service: a configuration pointing at
-//! a URL belongs to whoever wrote it, such as `operator-rs run`).
+//! the certificate of that Secret, reading it again every [`Timing::interval`]. The leader
+//! alone (the replica holding the Lease, or the only one without `--leader-elect`) rotates it
+//! and writes the Secret's CA bundle into the `caBundle` of the operator's webhook
+//! configurations and of its CRDs converted by webhook (only where they call the Service: a
+//! configuration pointing at a URL belongs to whoever wrote it, such as `operator-rs run`), so
+//! that no standby replica writes a bundle it read before the leader's last step.
 //!
 //! Rotation keeps every request verifiable: when the certificate is half way through its
 //! lifetime a new CA and certificate are *staged* (both CAs in the bundle, the old certificate
@@ -15,10 +17,10 @@
 //! certificate is *promoted* (served by every replica at its next read); after another
 //! overlap the old CA leaves the bundle.
 //!
-//! Replicas never disagree on the CA: the Secret is made with a create, which only one
-//! replica can win (the others read the winner's), and every change is an update carrying the
-//! `resourceVersion` it was computed from, which the API server refuses when another replica
-//! changed the Secret first. The loser reads the Secret again at its next tick.
+//! Replicas never disagree on the CA: the Secret is made at start-up, before any replica leads,
+//! with a create, which only one replica can win (the others read the winner's), and every
+//! change is an update carrying the `resourceVersion` it was computed from, which the API
+//! server refuses when the Secret changed meanwhile (a leader that just lost the Lease).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -38,11 +40,12 @@ use rcgen::{
     KeyUsagePurpose,
 };
 use serde_json::{Value, json};
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
-use super::tls::ServingCert;
 use crate::context::MANAGER;
+use crate::tls::ServingCert;
 
 const ISSUED_AT: &str = "webhook-certificate.operator-rs/issued-at";
 const PHASE_SINCE: &str = "webhook-certificate.operator-rs/phase-since";
@@ -333,14 +336,22 @@ pub struct Manager {
     client: Client,
     names: Names,
     timing: Timing,
+    /// Whether this replica leads, and so rotates and injects.
+    leading: watch::Receiver<bool>,
 }
 
 impl Manager {
-    pub fn new(client: Client, names: Names, lifetime: Duration) -> Manager {
+    pub fn new(
+        client: Client,
+        names: Names,
+        lifetime: Duration,
+        leading: watch::Receiver<bool>,
+    ) -> Manager {
         Manager {
             client,
             names,
             timing: Timing::for_lifetime(lifetime),
+            leading,
         }
     }
 
@@ -353,18 +364,21 @@ impl Manager {
     ) -> anyhow::Result<()> {
         let (state, _) = self.read_or_create().await?;
         store.set(state.current.cert.as_bytes(), state.current.key.as_bytes())?;
-        if let Err(error) = self.inject(&state.bundle_pem()).await {
-            warn!(error = %format!("{error:#}"), "cannot put the webhook CA into the webhook configurations and CRDs yet");
-        }
         info!(secret = %self.names.secret, namespace = %self.names.namespace, "serving the webhook certificate of the Secret");
+        let mut this = self;
         tokio::spawn(async move {
             let mut served = state.current;
+            // The first round at once: a replica that leads from the start injects the CA.
+            let mut wait = Duration::ZERO;
             loop {
                 tokio::select! {
-                    () = tokio::time::sleep(self.timing.interval) => {}
+                    () = tokio::time::sleep(wait) => {}
+                    // Becoming the leader is a round at once, not an interval later.
+                    changed = this.leading.changed() => if changed.is_err() { return },
                     () = shutdown.cancelled() => return,
                 }
-                match self.tick(&served).await {
+                wait = this.timing.interval;
+                match this.tick().await {
                     Ok(current) if current != served => {
                         match store.set(current.cert.as_bytes(), current.key.as_bytes()) {
                             Ok(()) => {
@@ -423,10 +437,13 @@ impl Manager {
         }
     }
 
-    /// One round: read the Secret, keep the bundle injected, take the step that is due.
-    /// Returns the certificate to serve.
-    async fn tick(&self, _served: &Issued) -> anyhow::Result<Issued> {
+    /// One round: read the Secret and, when leading, keep the bundle injected and take the
+    /// step that is due. Returns the certificate to serve.
+    async fn tick(&self) -> anyhow::Result<Issued> {
         let (state, resource_version) = self.read_or_create().await?;
+        if !*self.leading.borrow() {
+            return Ok(state.current);
+        }
         let injected = match self.inject(&state.bundle_pem()).await {
             Ok(()) => true,
             Err(error) => {

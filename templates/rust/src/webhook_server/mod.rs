@@ -19,7 +19,6 @@ pub mod admission;
 pub mod certificates;
 pub mod conversion;
 pub mod metrics;
-pub mod tls;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -32,11 +31,12 @@ use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
 use kube::Client;
 use tokio::net::TcpListener;
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
+
+use crate::tls;
 use tracing::{info, warn};
 
 pub use self::metrics::WebhookMetrics;
@@ -47,8 +47,6 @@ pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 /// How long one review may take, under the `timeoutSeconds: 10` of `deploy/webhook.yaml`, so
 /// that a slow handler is answered with a reason instead of the API server's timeout.
 pub const HANDLER_TIMEOUT: Duration = Duration::from_secs(8);
-/// How long a client may take to finish the TLS handshake and send the request headers.
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What answers one webhook path: the review's body in, the review to send back out.
 pub type Handler = Arc<dyn Fn(&[u8]) -> Answer + Send + Sync>;
@@ -100,6 +98,8 @@ pub struct Options {
     pub names: certificates::Names,
     /// Self-managed certificates: how long each is valid (`--webhook-cert-lifetime`).
     pub cert_lifetime: Duration,
+    /// Self-managed certificates: whether this replica leads, the one that rotates them.
+    pub leading: watch::Receiver<bool>,
 }
 
 /// Starts serving `hooks` and returns once the server listens with a certificate; returns at
@@ -114,29 +114,32 @@ pub async fn start(
     if hooks.is_empty() {
         return Ok(());
     }
-    let store = Arc::new(tls::ServingCert::default());
-    match &options.cert_dir {
-        Some(dir) => {
-            tls::load_dir(&store, dir)?;
-            tokio::spawn(tls::reload_dir(
-                store.clone(),
-                dir.clone(),
-                shutdown.clone(),
-            ));
-        }
+    let store = match &options.cert_dir {
+        Some(dir) => tls::serving_cert(Some(dir), &[], &shutdown)?,
         None => {
-            let manager = certificates::Manager::new(client, options.names, options.cert_lifetime);
+            let store = Arc::new(tls::ServingCert::default());
+            let manager = certificates::Manager::new(
+                client,
+                options.names,
+                options.cert_lifetime,
+                options.leading,
+            );
             manager.start(store.clone(), shutdown.clone()).await?;
+            store
         }
-    }
+    };
     let listener = TcpListener::bind(options.bind_address)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", options.bind_address))?;
     let bound = listener.local_addr()?;
-    let acceptor = tls::acceptor(store)?;
     let router = router(hooks, metrics);
     info!(url = %format_args!("https://{bound}"), "serving webhooks at https://{bound}");
-    tokio::spawn(serve(listener, acceptor, router, shutdown));
+    tokio::spawn(tls::serve(
+        listener,
+        tls::acceptor(store)?,
+        router,
+        shutdown,
+    ));
     Ok(())
 }
 
@@ -226,59 +229,6 @@ async fn handle(hook: &Hook, bytes: Bytes) -> Answer {
             ),
             outcome: Outcome::Failed,
         },
-    }
-}
-
-/// Accepts connections until `shutdown`; each gets its TLS handshake and HTTP/1.1 in a task
-/// of its own, so that a slow client holds up nobody else.
-async fn serve(
-    listener: TcpListener,
-    acceptor: tokio_rustls::TlsAcceptor,
-    router: Router,
-    shutdown: CancellationToken,
-) {
-    loop {
-        let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(error) => {
-                    // Out of file descriptors and the like: wait rather than spin.
-                    warn!(%error, "cannot accept a webhook connection");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
-                }
-            },
-            () = shutdown.cancelled() => return,
-        };
-        let acceptor = acceptor.clone();
-        let service = TowerToHyperService::new(router.clone());
-        let shutdown = shutdown.clone();
-        tokio::spawn(async move {
-            let tls = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
-                Ok(Ok(tls)) => tls,
-                Ok(Err(error)) => {
-                    tracing::debug!(%peer, %error, "TLS handshake failed");
-                    return;
-                }
-                Err(_) => return,
-            };
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(HANDSHAKE_TIMEOUT)
-                .serve_connection(TokioIo::new(tls), service);
-            tokio::pin!(connection);
-            tokio::select! {
-                result = connection.as_mut() => {
-                    if let Err(error) = result {
-                        tracing::debug!(%peer, %error, "webhook connection ended with an error");
-                    }
-                }
-                () = shutdown.cancelled() => {
-                    connection.as_mut().graceful_shutdown();
-                    let _ = connection.await;
-                }
-            }
-        });
     }
 }
 
