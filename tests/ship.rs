@@ -891,7 +891,14 @@ fn assert_webhook_wiring(what: &str, objects: &[Value], namespace: &str, wiring:
         );
     } else {
         assert_eq!(flag("webhook-cert-dir"), None, "{what}");
-        assert!(pod["volumes"].is_null(), "{what}");
+        assert!(
+            !pod["volumes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|v| !v["secret"].is_null()),
+            "{what}: no Secret mounted"
+        );
         assert!(
             find("Certificate").is_empty() && find("Issuer").is_empty(),
             "{what}"
@@ -1100,6 +1107,52 @@ fn helm_installs_upgrades_and_uninstalls_the_chart_keeping_crds_and_custom_resou
     };
     for project in [rust_project(), helm_project(), webhook_project()] {
         install_upgrade_uninstall(&mut oracle, &project);
+    }
+}
+
+/// A pod that has volumes of its own keeps them, and cert-manager's certificate joins them.
+#[test]
+fn cert_manager_mode_adds_its_volume_to_the_pods_own() {
+    let Some(mut oracle) = HelmOracle::start() else {
+        return;
+    };
+    let project = webhook_project();
+    let operator = project.root.join("deploy/operator.yaml");
+    let text = std::fs::read_to_string(&operator).unwrap();
+    let text = text
+        .replace(
+            "      terminationGracePeriodSeconds: 40\n",
+            "      terminationGracePeriodSeconds: 40\n      volumes:\n        - name: scratch\n          emptyDir: {}\n",
+        )
+        .replace(
+            "                - ALL\n",
+            "                - ALL\n          volumeMounts:\n            - name: scratch\n              mountPath: /scratch\n",
+        );
+    std::fs::write(&operator, text).unwrap();
+    project.generate_chart();
+    for (values, expected) in [
+        (json!({}), vec!["scratch"]),
+        (
+            json!({"webhook": {"certManager": {"enabled": true}}}),
+            vec!["scratch", "webhook-certs"],
+        ),
+    ] {
+        let case = case("a pod with a volume", values);
+        let helm = helm_render(&mut oracle, &project.chart(), &case);
+        assert_eq!(our_render(&project.chart(), &case), helm);
+        let objects = objects_of(&helm);
+        let deployment = objects.iter().find(|o| o["kind"] == "Deployment").unwrap();
+        let pod = &deployment["spec"]["template"]["spec"];
+        let names = |list: &Value| -> Vec<String> {
+            list.as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v["name"].as_str().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(names(&pod["volumes"]), expected);
+        assert_eq!(names(&pod["containers"][0]["volumeMounts"]), expected);
+        assert_webhook_wiring(case.what, &objects, NAMESPACE, &Wiring::of(&case.values));
     }
 }
 
