@@ -1293,6 +1293,12 @@ fn install_upgrade_uninstall(oracle: &mut HelmOracle, project: &Project) {
                 "{what}: {plural} stays"
             );
         }
+        // What Helm leaves behind of the operator's own, the chart's README says.
+        let readme = std::fs::read_to_string(chart.join("README.md")).unwrap();
+        assert!(
+            readme.contains("`FULLNAME-webhook-server-cert`"),
+            "{readme}"
+        );
     } else {
         assert_eq!(
             server.objects(group, plural).len(),

@@ -203,7 +203,11 @@ pub fn generate(inputs: &Inputs<'_>) -> Result<Chart, ShipError> {
         values::values_yaml(&chart, &defs).into(),
     );
     files.insert("values.schema.json".into(), values::schema(&defs).into());
-    files.insert("README.md".into(), readme(&chart, inputs, &defs).into());
+    let secret = templater.webhooks.as_ref().map(|w| w.secret.as_str());
+    files.insert(
+        "README.md".into(),
+        readme(&chart, inputs, &defs, secret).into(),
+    );
     files.insert(
         "templates/NOTES.txt".into(),
         notes(&chart, inputs, &templater.name_text(operator.name(), false)).into(),
@@ -425,9 +429,26 @@ fn chart_yaml(chart: &str, inputs: &Inputs<'_>, app_version: &str) -> String {
     )
 }
 
-fn readme(chart: &str, inputs: &Inputs<'_>, defs: &[Definition]) -> String {
+/// `webhook_secret`: `deploy/`'s name of the Secret of the operator's own webhook certificate,
+/// when the project has webhooks.
+fn readme(
+    chart: &str,
+    inputs: &Inputs<'_>,
+    defs: &[Definition],
+    webhook_secret: Option<&str>,
+) -> String {
     let kinds = kinds(inputs.project);
     let table = values::table(defs);
+    // The Secret is the operator's, made at run time, so Helm does not delete it.
+    let webhook_secret = webhook_secret
+        .map(|secret| {
+            let project = &inputs.project.project_name;
+            let suffix = secret.strip_prefix(project.as_str()).unwrap_or(secret);
+            format!(
+                "\n\nWith its own webhook certificates (the default), the operator made the Secret\n`FULLNAME{suffix}` (FULLNAME: the release's name, with the chart's unless it holds it\nalready), and Helm leaves it: delete it with `kubectl delete secret` once the operator is gone\nfor good."
+            )
+        })
+        .unwrap_or_default();
     format!(
         "# {chart}
 
@@ -457,7 +478,7 @@ helm uninstall {chart} --namespace {chart}-system
 ```
 
 keeps the CRDs, and with them every custom resource (`crds.keep: true`). Delete a CRD with
-`kubectl delete crd NAME` once none of its custom resources is needed any more.
+`kubectl delete crd NAME` once none of its custom resources is needed any more.{webhook_secret}
 
 ## Values
 
