@@ -75,6 +75,8 @@ pub struct RequestRecord {
     pub path: String,
     pub query: String,
     pub user_agent: String,
+    /// When it arrived: tests measure the wait between a refused request and its retry.
+    pub at: std::time::Instant,
 }
 
 #[derive(Debug, Clone)]
