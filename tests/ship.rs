@@ -54,6 +54,21 @@ fn helm_project() -> Project {
     )
 }
 
+/// A Helm project on the operator-framework helm-operator image (the other runtime).
+fn helm_operator_project() -> Project {
+    make(
+        "helm-go-op",
+        &[
+            "new",
+            "helm-go-op",
+            "--type=helm",
+            "--runtime=helm-operator",
+            "--api-version=web.example.com/v1",
+            "--kind=Nginx",
+        ],
+    )
+}
+
 /// A Helm project whose chart needs cluster scope: deploy/role.yaml holds a Role and a
 /// ClusterRole of the same name, role_binding.yaml a RoleBinding and a ClusterRoleBinding.
 fn cluster_scoped_helm_project() -> Project {
@@ -973,6 +988,7 @@ fn real_helm_renders_the_chart_as_operator_rs_does_and_the_judges_pass_it() {
     for (project, webhooks) in [
         (rust_project(), false),
         (helm_project(), false),
+        (helm_operator_project(), false),
         (cluster_scoped_helm_project(), false),
         (webhook_project(), true),
     ] {
@@ -1105,7 +1121,12 @@ fn helm_installs_upgrades_and_uninstalls_the_chart_keeping_crds_and_custom_resou
     let Some(mut oracle) = HelmOracle::start() else {
         return;
     };
-    for project in [rust_project(), helm_project(), webhook_project()] {
+    for project in [
+        rust_project(),
+        helm_project(),
+        helm_operator_project(),
+        webhook_project(),
+    ] {
         install_upgrade_uninstall(&mut oracle, &project);
     }
 }
