@@ -52,7 +52,7 @@ Register-ArgumentCompleter -Native -CommandName 'operator-rs' -ScriptBlock {
             [CompletionResult]::new('--helm-chart-version', '--helm-chart-version', [CompletionResultType]::ParameterName, 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]')
             [CompletionResult]::new('--helm-chart-repo', '--helm-chart-repo', [CompletionResultType]::ParameterName, 'Chart repository URL to find --helm-chart in, like `helm install --repo`')
             [CompletionResult]::new('--domain', '--domain', [CompletionResultType]::ParameterName, 'Domain for default API groups')
-            [CompletionResult]::new('--runtime', '--runtime', [CompletionResultType]::ParameterName, 'Helm projects: what runs the operator, the operator-framework helm-operator image or operator-rs''s own Rust runtime [default: helm-operator]')
+            [CompletionResult]::new('--runtime', '--runtime', [CompletionResultType]::ParameterName, 'Helm projects: what runs the operator, operator-rs''s own Rust runtime or the operator-framework helm-operator image [default: operator-rs]')
             [CompletionResult]::new('--plain-http', '--plain-http', [CompletionResultType]::ParameterName, 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')

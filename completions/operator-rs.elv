@@ -48,7 +48,7 @@ set edit:completion:arg-completer[operator-rs] = {|@words|
             cand --helm-chart-version 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]'
             cand --helm-chart-repo 'Chart repository URL to find --helm-chart in, like `helm install --repo`'
             cand --domain 'Domain for default API groups'
-            cand --runtime 'Helm projects: what runs the operator, the operator-framework helm-operator image or operator-rs''s own Rust runtime [default: helm-operator]'
+            cand --runtime 'Helm projects: what runs the operator, operator-rs''s own Rust runtime or the operator-framework helm-operator image [default: operator-rs]'
             cand --plain-http 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)'
             cand -q 'Print nothing but errors'
             cand --quiet 'Print nothing but errors'

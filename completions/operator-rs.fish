@@ -49,7 +49,7 @@ complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l sample-v
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart-version -d 'Version of a remote --helm-chart: exact (2.9.1) or a constraint (~2.9, ">=2.8 <3") [default: the newest release]' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l helm-chart-repo -d 'Chart repository URL to find --helm-chart in, like `helm install --repo`' -r
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l domain -d 'Domain for default API groups' -r
-complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l runtime -d 'Helm projects: what runs the operator, the operator-framework helm-operator image or operator-rs\'s own Rust runtime [default: helm-operator]' -r -f -a "helm-operator\t'The operator-framework helm-operator image (Go)'
+complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l runtime -d 'Helm projects: what runs the operator, operator-rs\'s own Rust runtime or the operator-framework helm-operator image [default: operator-rs]' -r -f -a "helm-operator\t'The operator-framework helm-operator image (Go)'
 operator-rs\t'operator-rs itself: its Rust Helm operator runtime, packaged with the charts'"
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -l plain-http -d 'Use plain HTTP, not HTTPS, for an oci:// --helm-chart (a registry without TLS)'
 complete -c operator-rs -n "__fish_operator_rs_using_subcommand new" -s q -l quiet -d 'Print nothing but errors'

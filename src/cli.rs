@@ -291,7 +291,7 @@ pub struct NewArgs {
     #[arg(long, default_value = "example.com")]
     pub domain: String,
 
-    /// Helm projects: what runs the operator, the operator-framework helm-operator image or operator-rs's own Rust runtime [default: helm-operator]
+    /// Helm projects: what runs the operator, operator-rs's own Rust runtime or the operator-framework helm-operator image [default: operator-rs]
     #[arg(long, value_enum, value_name = "RUNTIME")]
     pub runtime: Option<HelmRuntime>,
 }

@@ -30,19 +30,27 @@ impl ProjectType {
 }
 
 /// What runs a Helm project's operator in the cluster, recorded in PROJECT by `new` and
-/// followed by `create api` and `build`. A PROJECT without the field is a helm-operator
-/// project: it was written before there was a choice.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+/// followed by `create api` and `build`. There are two defaults on purpose: `new` picks
+/// [`HelmRuntime::FOR_NEW_PROJECTS`], while a PROJECT without the field is a helm-operator
+/// project ([`HelmRuntime::WHEN_UNRECORDED`]): it was written before there was a choice, and its
+/// build/Dockerfile builds on the helm-operator image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum HelmRuntime {
     /// The operator-framework helm-operator image (Go).
-    #[default]
     HelmOperator,
     /// operator-rs itself: its Rust Helm operator runtime, packaged with the charts.
     OperatorRs,
 }
 
 impl HelmRuntime {
+    /// What `new --type=helm` makes without `--runtime`: operator-rs's runtime, which holds
+    /// under API faults and needs a fraction of the helm-operator's memory (issue #32).
+    pub const FOR_NEW_PROJECTS: HelmRuntime = HelmRuntime::OperatorRs;
+    /// What a PROJECT without `runtime:` runs: projects written before the field existed
+    /// were all helm-operator projects.
+    pub const WHEN_UNRECORDED: HelmRuntime = HelmRuntime::HelmOperator;
+
     pub fn as_str(self) -> &'static str {
         match self {
             HelmRuntime::HelmOperator => "helm-operator",
@@ -132,7 +140,7 @@ impl Project {
             project_type,
             project_name: project_name.to_string(),
             domain: domain.to_string(),
-            runtime: (project_type == ProjectType::Helm).then_some(HelmRuntime::HelmOperator),
+            runtime: (project_type == ProjectType::Helm).then_some(HelmRuntime::FOR_NEW_PROJECTS),
             image: None,
             namespace: None,
             resources: Vec::new(),
@@ -142,7 +150,7 @@ impl Project {
 
     /// The runtime of a Helm project's operator (the helm-operator when PROJECT names none).
     pub fn helm_runtime(&self) -> HelmRuntime {
-        self.runtime.unwrap_or_default()
+        self.runtime.unwrap_or(HelmRuntime::WHEN_UNRECORDED)
     }
 
     /// The file's text, with a header saying who writes it.
@@ -227,13 +235,14 @@ mod tests {
         assert_eq!(project.runtime, None);
         assert_eq!(project.helm_runtime(), HelmRuntime::HelmOperator);
 
+        // A new project records its runtime, so a later change of default never moves it.
         let mut project = Project::new(ProjectType::Helm, "new", "example.com");
-        assert!(project.to_yaml().contains("runtime: helm-operator"));
-        project.runtime = Some(HelmRuntime::OperatorRs);
+        assert!(project.to_yaml().contains("runtime: operator-rs"));
+        project.runtime = Some(HelmRuntime::HelmOperator);
         let text = project.to_yaml();
-        assert!(text.contains("runtime: operator-rs"), "{text}");
+        assert!(text.contains("runtime: helm-operator"), "{text}");
         let back = Project::from_yaml(Path::new("PROJECT"), &text).unwrap();
-        assert_eq!(back.helm_runtime(), HelmRuntime::OperatorRs);
+        assert_eq!(back.helm_runtime(), HelmRuntime::HelmOperator);
         // A Rust project has no runtime to choose.
         let rust = Project::new(ProjectType::Rust, "r", "example.com");
         assert!(!rust.to_yaml().contains("runtime"));

@@ -1013,6 +1013,211 @@ fn the_operator_rs_runtime_image_runs_the_runtime() {
     assert!(inside == std::fs::read(operator_rs_binary()).unwrap());
 }
 
+/// The first steps of README's "Switching runtimes" (PROJECT and build/Dockerfile), as written
+/// there for the move to operator-rs, or with the two names swapped for the move back.
+fn readme_switch_steps(to: &str) -> String {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = readme
+        .split_once("#### Switching runtimes")
+        .expect("README has a \"Switching runtimes\" section")
+        .1;
+    let block = section
+        .split_once("```sh\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .expect("the section has a sh block")
+        .0;
+    let steps = block
+        .split_once("# 3.")
+        .expect("step 3 follows the files' steps")
+        .0;
+    match to {
+        "operator-rs" => steps.to_string(),
+        _ => steps
+            .replace("operator-rs", "\u{0}")
+            .replace("helm-operator", "operator-rs")
+            .replace('\u{0}', "helm-operator")
+            // The tool keeps its name.
+            .replace("helm-operator new", "operator-rs new"),
+    }
+}
+
+/// Runs README's switching steps towards `to` in the project `dir`, with this operator-rs first
+/// on PATH.
+fn switch_runtime(dir: &Path, to: &str) {
+    let bin = operator_rs_binary().parent().unwrap().to_path_buf();
+    let path = std::env::join_paths(
+        std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let script = readme_switch_steps(to);
+    let output = StdCommand::new("bash")
+        .args(["-euo", "pipefail", "-c", &script])
+        .current_dir(dir)
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{script}\n{}{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    assert!(
+        project_file(dir).contains(&format!("\nruntime: {to}\n")),
+        "{}",
+        project_file(dir)
+    );
+}
+
+/// `build` in `dir` exits 2 with every fragment in its message, before any builder runs.
+fn refused_before_building(
+    dir: &Path,
+    images: &DockerImages,
+    registry: &Registry,
+    fragments: &[&str],
+) {
+    let image = format!("{}/team/{}:v0", registry.host(), unique("refused"));
+    let output = operator_rs(dir)
+        .args(["build", &image])
+        .env("DOCKER_CONFIG", images.config_dir())
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    for fragment in fragments {
+        assert!(stderr.contains(fragment), "{fragment:?} not in: {stderr}");
+    }
+    // Nothing ran: no builder output, and no image.
+    assert!(!stderr.contains("Step 1/"), "{stderr}");
+    let listed = run_ok(images.docker().args(["images", "-q", &image]));
+    assert!(listed.trim().is_empty(), "{image} was built");
+}
+
+/// README's "Switching runtimes" holds: a helm-operator project moved to operator-rs by its
+/// steps builds an image that runs the runtime and reconciles as a pod, and moved back builds
+/// on the helm-operator image again. PROJECT changed without the Dockerfile is refused
+/// before any builder runs, either way.
+#[test]
+fn a_project_switches_runtimes_as_the_readme_says() {
+    if !(require("docker") && require("docker-registry") && require("busybox")) {
+        return;
+    }
+    let registry = Registry::start();
+    let mut images =
+        DockerImages::with_rootfs(Rootfs::busybox_with_libraries_of(&operator_rs_binary()));
+    let parent = tempfile::tempdir().unwrap();
+    let dir = generated_helm_project(parent.path());
+    let helm_operator_dockerfile = std::fs::read(dir.join("build/Dockerfile")).unwrap();
+
+    // PROJECT alone, the Dockerfile left on the helm-operator image: refused.
+    let project = project_file(&dir);
+    std::fs::write(
+        dir.join("PROJECT"),
+        project.replace("\nruntime: helm-operator\n", "\nruntime: operator-rs\n"),
+    )
+    .unwrap();
+    refused_before_building(
+        &dir,
+        &images,
+        &registry,
+        &[
+            "build/Dockerfile builds on quay.io/operator-framework/helm-operator:v1.42.3",
+            "PROJECT says `runtime: operator-rs`",
+            "--runtime=operator-rs",
+            "Switching runtimes",
+        ],
+    );
+    std::fs::write(dir.join("PROJECT"), &project).unwrap();
+
+    // To operator-rs by the README's steps: the image runs the runtime and reconciles.
+    switch_runtime(&dir, "operator-rs");
+    let image = format!("{}/team/{}:v0.2.0", registry.host(), unique("switched"));
+    images.track(&image);
+    let output = operator_rs(&dir)
+        .args(["build", &image, "--push"])
+        .arg("--build-arg")
+        .arg(format!("RUNTIME_BASE_IMAGE={}", images.base()))
+        .env("DOCKER_CONFIG", images.config_dir())
+        .output()
+        .unwrap();
+    let (stdout, _) = succeeded(output, &registry);
+    let base = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Base image: "))
+        .and_then(|l| l.split(',').next())
+        .unwrap_or_default()
+        .to_string();
+    images.track(&base);
+    assert!(base.starts_with("localhost/operator-rs-base:"), "{stdout}");
+    let config = oci::config(
+        &registry.host(),
+        &repository_of(&image, &registry),
+        "v0.2.0",
+    );
+    assert_eq!(
+        config["config"]["Entrypoint"],
+        serde_json::json!(["/usr/local/bin/operator-rs", "helm-operator-runtime"]),
+        "{config}"
+    );
+    reconciles_in_a_pods_place(&images, &image, &dir);
+
+    // And back: PROJECT alone is refused again, then the steps with the names swapped bring
+    // back the helm-operator's Dockerfile, byte for byte, and its build.
+    let project = project_file(&dir);
+    std::fs::write(
+        dir.join("PROJECT"),
+        project.replace("\nruntime: operator-rs\n", "\nruntime: helm-operator\n"),
+    )
+    .unwrap();
+    refused_before_building(
+        &dir,
+        &images,
+        &registry,
+        &[
+            "build/Dockerfile builds on ghcr.io/operator-rs/operator-rs:",
+            "PROJECT says `runtime: helm-operator`",
+            "--runtime=helm-operator",
+        ],
+    );
+    std::fs::write(dir.join("PROJECT"), &project).unwrap();
+    switch_runtime(&dir, "helm-operator");
+    assert!(std::fs::read(dir.join("build/Dockerfile")).unwrap() == helm_operator_dockerfile);
+    let back = format!("{}/team/{}:v0.3.0", registry.host(), unique("back"));
+    images.track(&back);
+    // The helm-operator image cannot be pulled here: busybox stands in for it.
+    let output = operator_rs(&dir)
+        .args(["build", &back, "--push"])
+        .arg("--build-arg")
+        .arg(format!("BASE_IMAGE={}", images.base()))
+        .env("DOCKER_CONFIG", images.config_dir())
+        .output()
+        .unwrap();
+    let (stdout, _) = succeeded(output, &registry);
+    assert!(!stdout.contains("Base image:"), "{stdout}");
+    let config = oci::config(&registry.host(), &repository_of(&back, &registry), "v0.3.0");
+    assert_ne!(
+        config["config"]["Entrypoint"],
+        serde_json::json!(["/usr/local/bin/operator-rs", "helm-operator-runtime"]),
+        "{config}"
+    );
+    // A PROJECT of old, without `runtime:`, is a helm-operator project: it builds as is.
+    let project = project_file(&dir);
+    std::fs::write(
+        dir.join("PROJECT"),
+        project.replace("runtime: helm-operator\n", ""),
+    )
+    .unwrap();
+    let output = operator_rs(&dir)
+        .args(["build", &back])
+        .arg("--build-arg")
+        .arg(format!("BASE_IMAGE={}", images.base()))
+        .env("DOCKER_CONFIG", images.config_dir())
+        .output()
+        .unwrap();
+    succeeded(output, &registry);
+}
+
 /// The image run as a pod runs it: no kubeconfig, only the in-cluster configuration, that is
 /// `KUBERNETES_SERVICE_HOST`/`_PORT` and the service account's token, `ca.crt` and
 /// `namespace` mounted where the kubelet mounts them; `watches.yaml` and the chart from the

@@ -812,18 +812,52 @@ fn a_runtime_is_a_helm_projects_choice_among_two() {
         2,
         &["--runtime=operator-rs", "Rust project", "--type=helm"],
     );
-    // The default is the helm-operator, written down.
+    // The default is operator-rs, written down, so that a later change of default never
+    // moves an existing project.
     let work = tempfile::tempdir().unwrap();
-    operator_rs(work.path())
+    let output = operator_rs(work.path())
         .args(["new", "--type=helm", "--kind=Memcached"])
         .assert()
         .success();
-    let project_file =
-        std::fs::read_to_string(work.path().join("memcached-operator/PROJECT")).unwrap();
+    let stdout = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
+    assert!(stdout.contains("Runtime: operator-rs"), "{stdout}");
+    let project = work.path().join("memcached-operator");
+    let project_file = std::fs::read_to_string(project.join("PROJECT")).unwrap();
     assert!(
-        project_file.contains("\nruntime: helm-operator\n"),
+        project_file.contains("\nruntime: operator-rs\n"),
         "{project_file}"
     );
+    let dockerfile = std::fs::read_to_string(project.join("build/Dockerfile")).unwrap();
+    assert!(
+        dockerfile.contains("ARG BASE_IMAGE=ghcr.io/operator-rs/operator-rs:"),
+        "{dockerfile}"
+    );
+}
+
+/// `--runtime=helm-operator` still makes a project on the operator-framework image, with the
+/// Go runtime's resources; the files that differ from operator-rs's are kept as a snapshot.
+#[test]
+fn the_helm_operator_runtime_builds_on_the_operator_framework_image() {
+    let work = tempfile::tempdir().unwrap();
+    let project = new_hello_world(work.path(), "helm-operator");
+    let text = |path: &str| std::fs::read_to_string(project.join(path)).unwrap();
+    assert!(
+        text("PROJECT").contains("\nruntime: helm-operator\n"),
+        "{}",
+        text("PROJECT")
+    );
+    let dockerfile = text("build/Dockerfile");
+    assert!(
+        dockerfile.contains(
+            "ARG BASE_IMAGE=quay.io/operator-framework/helm-operator:v1.42.3\nFROM ${BASE_IMAGE}\n"
+        ),
+        "{dockerfile}"
+    );
+    judge_manifests(&project);
+    let files = ["build/Dockerfile", "deploy/operator.yaml", "README.md"]
+        .map(|path| format!("=== {path}\n{}", text(path)))
+        .join("\n");
+    insta::assert_snapshot!("new_helm_runtime_helm_operator", files);
 }
 
 /// hello-world copied into `dir`, with a value its defaults leave unset that a template

@@ -2,7 +2,8 @@
 //! is built once per test run (in the shared generated-projects target directory), and its real
 //! binary runs as a process against the Kubernetes API test server. The tests drive custom
 //! resources through create, drift, update, a stuck rollout and delete, hand the leader
-//! election Lease over when the leader is cut off, ride out the API server going away, and stop
+//! election Lease over when the leader is cut off, ride out the API server going away, throttling
+//! (429 with `Retry-After`), 500 and 503 answers and expired watches (410 Gone), and stop
 //! the operator with SIGTERM; the real `kubectl` reads every result back from the same server.
 //! The finalizer is seen switched off (objects that still carry it are released) and on (from a
 //! second build with `CLEANUP_WITH_FINALIZER = true`), and every request the operator makes is
@@ -22,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use support::cut_proxy::CutProxy;
-use support::kube_server::{KubeServer, LeaseFault, Rollout};
+use support::kube_server::{KubeServer, LeaseFault, RequestFault, RequestRecord, Rollout};
 use support::operator::{Running, generated_build_env, generated_target_dir, rss_kib, wait_for};
 
 const NAME: &str = "memcached-e2e-operator";
@@ -792,6 +793,236 @@ fn the_operator_rides_out_the_api_server_going_away() {
         || operator.logs(),
     );
     assert_eq!(holder(&cluster).as_deref(), Some("solo"));
+    operator.signal("TERM");
+    let status = operator.wait_exit(GRACE_PERIOD);
+    assert!(status.success(), "{status}\n{}", operator.logs());
+}
+
+/// The lines `operator` printed after the first `from`, without colours.
+fn lines_since(operator: &Running, from: usize) -> Vec<String> {
+    without_colours(&operator.stdout())
+        .lines()
+        .skip(from)
+        .map(String::from)
+        .collect()
+}
+
+/// The API server throttles (429 with `Retry-After`), fails (500, 503) and expires every watch
+/// (410 Gone, then lists that fail): the operator retries each with backoff, logs a line per
+/// failed attempt and not per retry loop, and converges afterwards without a restart, as
+/// kubectl reads back. The same faults as `tests/helm_runtime_faults.rs` puts the Helm runtime
+/// through.
+#[test]
+fn the_operator_rides_out_throttling_server_errors_and_expired_watches() {
+    let cluster = Cluster::start();
+    let server = &cluster.server;
+    let operator = cluster.operator("operator", &[]);
+    cluster.apply_memcached("before", 1, "memcached:1.6-alpine");
+    wait_for(
+        "the Deployment of the custom resource",
+        DEADLINE,
+        || {
+            operator.assert_running();
+            cluster.child_of("before")
+        },
+        || operator.logs(),
+    );
+
+    // Writes: the next three applies of Deployments are throttled, then refused with 503 and
+    // 500.
+    let is_apply = |r: &&RequestRecord| r.method == "PATCH" && r.path.contains("/deployments/");
+    let requests_before = server.request_count();
+    let from = operator.stdout().lines().count();
+    for fault in [
+        RequestFault::new(
+            429,
+            "TooManyRequests",
+            "the server has received too many requests",
+        )
+        .retry_after(1),
+        RequestFault::new(
+            503,
+            "ServiceUnavailable",
+            "the server is currently unable to handle the request",
+        ),
+        RequestFault::new(
+            500,
+            "InternalError",
+            "Internal error occurred: etcdserver: leader changed",
+        ),
+    ] {
+        server.fail_requests(fault.verb("patch").resource("deployments").times(1));
+    }
+    let names = ["throttled", "unavailable", "failing"];
+    for name in names {
+        cluster.apply_memcached(name, 2, "memcached:1.6-alpine");
+    }
+    for name in names {
+        wait_for(
+            &format!("the Deployment of {name} after the failed applies"),
+            DEADLINE,
+            || {
+                operator.assert_running();
+                cluster.get("deployment", &format!("{name}-memcached"))
+            },
+            || operator.logs(),
+        );
+    }
+    // Every fault was used up and each refused apply asked again: the faults answer the first
+    // three applies in their order, so the first was throttled, and its retry waited for
+    // Retry-After (kube's client retries 429 and 503 itself; a 500 fails the reconciliation).
+    let requests = server.requests();
+    let applies: Vec<&RequestRecord> = requests[requests_before..]
+        .iter()
+        .filter(is_apply)
+        .collect();
+    assert!(applies.len() >= 2 * names.len(), "{applies:#?}");
+    let throttled = applies[0];
+    let retried = applies[1..]
+        .iter()
+        .find(|r| r.path == throttled.path)
+        .expect("the throttled apply is asked again");
+    assert!(
+        retried.at - throttled.at >= Duration::from_millis(950),
+        "retried {:?} after a 429 with Retry-After: 1",
+        retried.at - throttled.at
+    );
+    let during = lines_since(&operator, from);
+    let failed = during
+        .iter()
+        .filter(|l| l.contains("reconcile failed"))
+        .count();
+    // Only the 500 reached the reconciliation, which failed once, said so once, and was retried.
+    assert_eq!(failed, 1, "{}", during.join("\n"));
+    assert!(
+        during.len() <= 30,
+        "{} lines for three refused applies:\n{}",
+        during.len(),
+        during.join("\n")
+    );
+    for name in names {
+        wait_for(
+            &format!("{name} to be Ready again"),
+            DEADLINE,
+            || {
+                let object = cluster.get("memcached", name)?;
+                condition_is(&object, "Ready", "True").then_some(())
+            },
+            || operator.logs(),
+        );
+    }
+
+    // Watches: every open watch ends with 410 Gone and its resourceVersion is forgotten; the
+    // lists that follow are refused twice (503, then 500) and the next watch is throttled.
+    let from = operator.stdout().lines().count();
+    let cpu_before = cpu_ticks(operator.pid());
+    let requests_before = server.request_count();
+    for fault in [
+        RequestFault::new(
+            503,
+            "ServiceUnavailable",
+            "the server is currently unable to handle the request",
+        )
+        .verb("list"),
+        RequestFault::new(
+            500,
+            "InternalError",
+            "Internal error occurred: etcdserver: request timed out",
+        )
+        .verb("list"),
+        RequestFault::new(
+            429,
+            "TooManyRequests",
+            "the server has received too many requests",
+        )
+        .retry_after(1)
+        .verb("watch"),
+    ] {
+        server.fail_requests(fault.times(1));
+    }
+    server.expire_watches();
+    // Both watches (memcacheds, deployments) list again past the refused lists (four lists in
+    // all) and watch on.
+    let since_expiry = |watch: bool| -> Vec<RequestRecord> {
+        server.requests()[requests_before..]
+            .iter()
+            .filter(|r| {
+                r.method == "GET"
+                    && r.query.contains("watch=") == watch
+                    && (r.path.ends_with("/memcacheds") || r.path.ends_with("/deployments"))
+            })
+            .cloned()
+            .collect()
+    };
+    let watches = wait_for(
+        "both watches to list and watch again",
+        DEADLINE,
+        || {
+            let watches = since_expiry(true);
+            let paths: std::collections::HashSet<&str> =
+                watches.iter().map(|r| r.path.as_str()).collect();
+            // The first watch was throttled; its retry is the same watch again.
+            let retried = watches
+                .iter()
+                .skip(1)
+                .any(|r| watches.first().is_some_and(|first| first.path == r.path));
+            (since_expiry(false).len() >= 4 && paths.len() == 2 && retried).then_some(watches)
+        },
+        || operator.logs(),
+    );
+    let throttled = &watches[0];
+    let retried = watches[1..]
+        .iter()
+        .find(|r| r.path == throttled.path)
+        .expect("the throttled watch is asked again");
+    assert!(
+        retried.at - throttled.at >= Duration::from_millis(950),
+        "watch retried {:?} after a 429 with Retry-After: 1",
+        retried.at - throttled.at
+    );
+    // A change to either kind is seen without a restart.
+    cluster.kubectl(&["delete", "deployment", "before-memcached", "-n", NAMESPACE]);
+    wait_for(
+        "the Deployment deleted after the expiry to come back",
+        DEADLINE,
+        || {
+            operator.assert_running();
+            cluster.get("deployment", "before-memcached")
+        },
+        || operator.logs(),
+    );
+    cluster.apply_memcached("before", 3, "memcached:1.6-alpine");
+    wait_for(
+        "the change of the custom resource after the expiry to reach its Deployment",
+        DEADLINE,
+        || {
+            let deployment = cluster.get("deployment", "before-memcached")?;
+            (deployment["spec"]["replicas"] == 3).then_some(())
+        },
+        || operator.logs(),
+    );
+    let during = lines_since(&operator, from);
+    let watch_failures = during.iter().filter(|l| l.contains("watch failed")).count();
+    // A line for each watch's expiry and one for the list refused with 500 (kube's client
+    // retries the 503 and the 429 itself): a handful, never a line per retry in a loop.
+    assert!(
+        (2..=6).contains(&watch_failures),
+        "{watch_failures} watch failures logged:\n{}",
+        during.join("\n")
+    );
+    assert!(
+        during.len() <= 30,
+        "{} lines around the expiry:\n{}",
+        during.len(),
+        during.join("\n")
+    );
+    let cpu = cpu_ticks(operator.pid()) - cpu_before;
+    assert!(
+        cpu < 200,
+        "{cpu} ticks of CPU around the expiry\n{}",
+        during.join("\n")
+    );
+    operator.assert_running();
     operator.signal("TERM");
     let status = operator.wait_exit(GRACE_PERIOD);
     assert!(status.success(), "{status}\n{}", operator.logs());

@@ -72,6 +72,9 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
             dockerfile.display()
         )));
     }
+    if project.project_type == ProjectType::Helm {
+        check_dockerfile_runtime(&dockerfile, &project)?;
+    }
     let mut base = base_to_use(&args, &project)?;
     let created =
         labels::build_time(std::env::var("SOURCE_DATE_EPOCH").ok().as_deref()).map_err(usage)?;
@@ -208,6 +211,33 @@ pub fn run(ui: &Ui, args: BuildArgs) -> anyhow::Result<()> {
         ));
     }
     Ok(())
+}
+
+/// A Helm project's Dockerfile must build on the image of the runtime PROJECT names: one left
+/// from the other runtime (PROJECT edited, the Dockerfile not) would still build, into an
+/// image that runs another operator than PROJECT says, or none. A Dockerfile that names
+/// neither runtime's image is the user's own and is left to them.
+fn check_dockerfile_runtime(dockerfile: &std::path::Path, project: &Project) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(dockerfile)
+        .with_context(|| format!("cannot read {}", dockerfile.display()))?;
+    let wanted = project.helm_runtime();
+    let Some((made_for, base)) = crate::scaffold::helm::dockerfile_runtime(&text) else {
+        return Ok(());
+    };
+    if made_for == wanted {
+        return Ok(());
+    }
+    let recorded = match project.runtime {
+        Some(_) => format!("PROJECT says `runtime: {}`", wanted.as_str()),
+        None => "PROJECT names no runtime, which means `runtime: helm-operator`".to_string(),
+    };
+    Err(usage(format!(
+        "{} builds on {base}, the {} runtime's image, but {recorded}, so the image would not run what PROJECT names: replace the Dockerfile with the one `operator-rs new --type=helm --runtime={}` writes (the README's \"Switching runtimes\" says how), or put `runtime: {}` in PROJECT",
+        dockerfile.display(),
+        made_for.as_str(),
+        wanted.as_str(),
+        made_for.as_str(),
+    )))
 }
 
 /// The base image a `runtime: operator-rs` project's image builds FROM.

@@ -79,6 +79,9 @@ pub fn run(ui: &Ui, args: &GenerateChartArgs) -> anyhow::Result<()> {
             ));
         }
     }
+    if let Some(warning) = old_operator(&root, &project, &generated) {
+        ui.warn(warning);
+    }
     ui.info(format!(
         "The chart of {} is in {}; install it with `helm install {} {}`.",
         project.project_name,
@@ -87,6 +90,23 @@ pub fn run(ui: &Ui, args: &GenerateChartArgs) -> anyhow::Result<()> {
         dir.display()
     ));
     Ok(())
+}
+
+/// A warning when the chart passes the operator webhook flags its src/main.rs predates: the
+/// release's names of what its own certificates are for (`--webhook-service-name` and the
+/// others), without which it would exit at start-up.
+fn old_operator(root: &Path, project: &Project, generated: &chart::Chart) -> Option<String> {
+    let main = std::fs::read_to_string(root.join("src/main.rs")).ok()?;
+    let passes_names = generated
+        .values
+        .iter()
+        .any(|def| def.path == "webhook.certLifetime");
+    (project.project_type == ProjectType::Rust
+        && passes_names
+        && !main.contains("webhook_service_name"))
+    .then(|| {
+        "src/main.rs has no --webhook-service-name (it was made before operator-rs passed a release's names to the operator), and the chart passes it and three more flags: add them as a new project's main.rs does (`operator-rs new` in another directory shows it), or the operator exits at start-up".to_string()
+    })
 }
 
 /// What a kept file misses of this generation.

@@ -94,7 +94,7 @@ pub fn run(ui: &Ui, args: &NewArgs, domain: &str) -> anyhow::Result<()> {
         &name,
         domain,
         &api,
-        args.runtime.unwrap_or_default(),
+        args.runtime.unwrap_or(HelmRuntime::FOR_NEW_PROJECTS),
         rbac_plan,
         (helm_api, api_files),
         chart_dir,

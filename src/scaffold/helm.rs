@@ -171,6 +171,31 @@ fn dockerfile_template(runtime: HelmRuntime) -> &'static str {
     }
 }
 
+/// The runtime a Helm project's build/Dockerfile is made for, told by the default of its
+/// `ARG BASE_IMAGE=` (the helm-operator image, or operator-rs's base image of any version),
+/// with that default; `None` for a Dockerfile that names neither, which is the user's own.
+pub fn dockerfile_runtime(dockerfile: &str) -> Option<(HelmRuntime, String)> {
+    let base = dockerfile.lines().find_map(|line| {
+        line.trim()
+            .strip_prefix("ARG BASE_IMAGE=")
+            .map(|value| value.trim().trim_matches('"').to_string())
+    })?;
+    // The repository, whatever the tag: a Dockerfile from an older operator-rs counts too.
+    let names =
+        |repository: &str| base == repository || base.starts_with(&format!("{repository}:"));
+    let helm_operator = HELM_OPERATOR_IMAGE
+        .rsplit_once(':')
+        .map_or(HELM_OPERATOR_IMAGE, |(repository, _)| repository);
+    let runtime = if names(helm_operator) {
+        HelmRuntime::HelmOperator
+    } else if names(crate::image::base_image::REPOSITORY) {
+        HelmRuntime::OperatorRs
+    } else {
+        return None;
+    };
+    Some((runtime, base))
+}
+
 /// `deploy/crds/<group>_<plural>_crd.yaml`
 pub fn crd_file_name(api: &HelmApi) -> String {
     format!("{}_{}_crd.yaml", api.group, api.plural)
@@ -360,6 +385,36 @@ pub fn default_chart_files(chart_name: &str) -> Result<BTreeMap<String, Vec<u8>>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dockerfile_tells_its_runtime_by_its_base() {
+        for runtime in [HelmRuntime::HelmOperator, HelmRuntime::OperatorRs] {
+            let mut context = templates::Context::new();
+            context.insert("helm_operator_image", HELM_OPERATOR_IMAGE);
+            context.insert("helm_operator_version", HELM_OPERATOR_VERSION);
+            context.insert(
+                "operator_rs_base_image",
+                &crate::image::base_image::published(),
+            );
+            let text = templates::render(dockerfile_template(runtime), &context).unwrap();
+            assert_eq!(dockerfile_runtime(&text).map(|(r, _)| r), Some(runtime));
+        }
+        let older = "ARG BASE_IMAGE=ghcr.io/operator-rs/operator-rs:0.0.1\nFROM ${BASE_IMAGE}\n";
+        assert_eq!(
+            dockerfile_runtime(older),
+            Some((
+                HelmRuntime::OperatorRs,
+                "ghcr.io/operator-rs/operator-rs:0.0.1".to_string()
+            ))
+        );
+        for own in [
+            "FROM quay.io/operator-framework/helm-operator:v1.42.3\n",
+            "ARG BASE_IMAGE=registry.example.com/mirror/helm-operator:v1\n",
+            "ARG BASE_IMAGE=quay.io/operator-framework/helm-operator-fork:v1\n",
+        ] {
+            assert_eq!(dockerfile_runtime(own), None, "{own}");
+        }
+    }
 
     #[test]
     fn sample_spec_keeps_comments_and_order() {

@@ -4,11 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use operator_rs::project::{Project, ProjectType, Resource};
+use operator_rs::project::{HelmRuntime, Project, ProjectType, Resource};
 
-/// A Helm project in `dir` whose Dockerfile has the shape of the generated one.
+/// A helm-operator project in `dir` whose Dockerfile has the shape of the generated one.
 pub fn helm_project(dir: &Path, name: &str) {
     let mut project = Project::new(ProjectType::Helm, name, "example.com");
+    project.runtime = Some(HelmRuntime::HelmOperator);
     project.resources.push(Resource {
         group: "charts.example.com".into(),
         version: "v1alpha1".into(),
@@ -68,12 +69,14 @@ pub fn write(dir: &Path, relative: &str, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
-/// A real Helm project made by `operator-rs new` from the shared hello-world chart, in `parent`.
+/// A real helm-operator project (`--runtime=helm-operator`, no longer `new`'s default) made by
+/// `operator-rs new` from the shared hello-world chart, in `parent`.
 pub fn generated_helm_project(parent: &Path) -> PathBuf {
-    generated_helm_project_with(parent, &[])
+    generated_helm_project_with(parent, &["--runtime=helm-operator"])
 }
 
-/// [`generated_helm_project`] with more arguments for `new` (`--runtime=operator-rs`).
+/// A Helm project made by `operator-rs new` from the shared hello-world chart, with more
+/// arguments for `new` (none: `new`'s default runtime, operator-rs), in `parent`.
 pub fn generated_helm_project_with(parent: &Path, args: &[&str]) -> PathBuf {
     generated_chart_project(parent, "hello-world", args)
 }

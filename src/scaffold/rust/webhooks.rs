@@ -105,7 +105,8 @@ pub fn plumbing_files() -> Result<FilePlan, RustScaffoldError> {
 }
 
 /// `src/webhooks/mod.rs` and, when there is any webhook, `deploy/webhook.yaml` and the
-/// cert-manager overlay `deploy/cert-manager/`.
+/// cert-manager overlay `deploy-cert-manager/` (beside `deploy/`: kustomize refuses an overlay
+/// inside its base).
 pub fn registry_files(
     name: &ProjectName,
     webhooks: &[KindWebhooks],
@@ -145,14 +146,20 @@ pub fn registry_files(
         templates::render("rust/src/webhooks/mod.rs.tera", &context)?,
     );
     if !webhooks.is_empty() {
-        for file in [
-            "webhook.yaml",
-            "cert-manager/kustomization.yaml",
-            "cert-manager/certificate.yaml",
+        for (path, template) in [
+            ("deploy/webhook.yaml", "webhook.yaml"),
+            (
+                "deploy-cert-manager/kustomization.yaml",
+                "cert-manager/kustomization.yaml",
+            ),
+            (
+                "deploy-cert-manager/certificate.yaml",
+                "cert-manager/certificate.yaml",
+            ),
         ] {
             plan.add(
-                format!("deploy/{file}"),
-                templates::render(&format!("rust/deploy/{file}.tera"), &context)?,
+                path,
+                templates::render(&format!("rust/deploy/{template}.tera"), &context)?,
             );
         }
     }

@@ -42,6 +42,12 @@ const SECURE_ENDPOINT: &str =
         {{- toYaml .Values.metrics.serviceMonitor.tlsConfig | nindent 8 }}
 ";
 
+/// The port a generated operator serves its webhooks on unless told (`--webhook-bind-address`).
+const DEFAULT_WEBHOOK_PORT: u64 = 9443;
+/// The generated operator's webhook certificate Secret is `<project>-webhook-server-cert`
+/// (`--webhook-secret-name`, deploy/webhook.yaml's Role).
+const WEBHOOK_SECRET_SUFFIX: &str = "webhook-server-cert";
+
 /// The fixed files of every chart; `CHARTNAME` becomes the chart's name.
 mod files {
     pub const HELPERS: &str = include_str!("files/_helpers.tpl");
@@ -104,7 +110,7 @@ pub fn generate(inputs: &Inputs<'_>) -> Result<Chart, ShipError> {
             .collect(),
         metrics_port: facts.metrics_port,
         leader_election: facts.leader_election.is_some(),
-        webhooks: facts.webhooks,
+        webhooks: webhooks(inputs.project, operator, bundle),
     };
 
     let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
@@ -177,15 +183,13 @@ pub fn generate(inputs: &Inputs<'_>) -> Result<Chart, ShipError> {
             );
         files.insert("templates/servicemonitor.yaml".into(), text.into());
     }
-    if facts.webhooks {
-        let service = webhook_service(bundle).unwrap_or_else(|| format!("{chart}-webhook"));
-        let secret = webhook_secret(operator).unwrap_or_else(|| format!("{chart}-webhook-tls"));
+    if let Some(webhooks) = &templater.webhooks {
         let text = fixed(files::WEBHOOK_CERTIFICATE)
             .replace(
                 "WEBHOOK_SERVICE_NAME",
-                &templater.name_text(&service, false),
+                &templater.name_text(&webhooks.service, false),
             )
-            .replace("WEBHOOK_SECRET_NAME", &templater.name_text(&secret, false));
+            .replace("WEBHOOK_SECRET_NAME", &templater.webhook_secret_text());
         files.insert("templates/webhook-certificate.yaml".into(), text.into());
     }
 
@@ -199,7 +203,11 @@ pub fn generate(inputs: &Inputs<'_>) -> Result<Chart, ShipError> {
         values::values_yaml(&chart, &defs).into(),
     );
     files.insert("values.schema.json".into(), values::schema(&defs).into());
-    files.insert("README.md".into(), readme(&chart, inputs, &defs).into());
+    let secret = templater.webhooks.as_ref().map(|w| w.secret.as_str());
+    files.insert(
+        "README.md".into(),
+        readme(&chart, inputs, &defs, secret).into(),
+    );
     files.insert(
         "templates/NOTES.txt".into(),
         notes(&chart, inputs, &templater.name_text(operator.name(), false)).into(),
@@ -274,17 +282,68 @@ fn facts(inputs: &Inputs<'_>, operator: &Manifest, bundle: &Bundle) -> Facts {
         metrics_port,
         metrics_secure,
         leader_election,
-        webhooks: has_webhooks(bundle),
+        webhook_port: webhooks(inputs.project, operator, bundle).map(|w| w.port),
     }
 }
 
-/// Admission webhook configurations, or a CRD converted by a webhook.
-fn has_webhooks(bundle: &Bundle) -> bool {
-    bundle.manifests.iter().any(|m| {
-        matches!(
-            m.kind(),
-            "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration"
-        ) || (m.is_crd() && m.object.pointer("/spec/conversion/webhook").is_some())
+/// The webhooks of `deploy/`: admission webhook configurations, or a CRD converted by a
+/// webhook, with the Service they call (`deploy/webhook.yaml` of `create webhook`).
+fn webhooks(project: &Project, operator: &Manifest, bundle: &Bundle) -> Option<objects::Webhooks> {
+    if !crate::webhooks::any(&bundle.manifests) {
+        return None;
+    }
+    let name = &project.project_name;
+    let service = webhook_service(bundle).unwrap_or_else(|| format!("{name}-webhook"));
+    let named = |kind: &str| {
+        bundle
+            .manifests
+            .iter()
+            .find(|m| m.kind() == kind && m.group() == crate::webhooks::GROUP)
+            .map(|m| m.name().to_string())
+    };
+    // The operator's container port named `webhook`, else the port the Service sends to,
+    // else the operator's default.
+    let container_port = operator
+        .object
+        .pointer("/spec/template/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|c| c["image"] == crate::manifests::IMAGE_PLACEHOLDER)
+        .flat_map(|c| c["ports"].as_array())
+        .flatten()
+        .find(|p| p["name"] == "webhook")
+        .and_then(|p| p["containerPort"].as_u64());
+    let port = container_port
+        .or_else(|| {
+            bundle
+                .manifests
+                .iter()
+                .filter(|m| m.kind() == "Service" && m.group().is_empty() && m.name() == service)
+                .flat_map(|m| m.object.pointer("/spec/ports").and_then(Value::as_array))
+                .flatten()
+                .find_map(|p| p["targetPort"].as_u64())
+        })
+        .unwrap_or(DEFAULT_WEBHOOK_PORT);
+    // deploy/webhook.yaml's RBAC is what the operator's own certificates need (its comment
+    // says so): with cert-manager the chart leaves it out.
+    let own_certificate_rbac = bundle
+        .manifests
+        .iter()
+        .filter(|m| m.group() == "rbac.authorization.k8s.io")
+        .filter(|m| {
+            matches!(&m.origin, Origin::File { path, .. }
+                if path.file_name().is_some_and(|f| f == "webhook.yaml"))
+        })
+        .map(|m| (m.kind().to_string(), m.name().to_string()))
+        .collect();
+    Some(objects::Webhooks {
+        service,
+        secret: format!("{name}-{WEBHOOK_SECRET_SUFFIX}"),
+        mutating: named("MutatingWebhookConfiguration"),
+        validating: named("ValidatingWebhookConfiguration"),
+        port,
+        own_certificate_rbac,
     })
 }
 
@@ -297,17 +356,6 @@ fn webhook_service(bundle: &Bundle) -> Option<String> {
             .find_map(|w| w.pointer("/clientConfig/service/name")?.as_str())
             .map(str::to_string)
     })
-}
-
-/// The Secret of a TLS volume of the operator's pod, where the webhook's certificate goes.
-fn webhook_secret(operator: &Manifest) -> Option<String> {
-    operator
-        .object
-        .pointer("/spec/template/spec/volumes")?
-        .as_array()?
-        .iter()
-        .find_map(|v| v.pointer("/secret/secretName")?.as_str())
-        .map(str::to_string)
 }
 
 /// A Service of `deploy/` that exposes the metrics port, with the name of its port.
@@ -381,9 +429,26 @@ fn chart_yaml(chart: &str, inputs: &Inputs<'_>, app_version: &str) -> String {
     )
 }
 
-fn readme(chart: &str, inputs: &Inputs<'_>, defs: &[Definition]) -> String {
+/// `webhook_secret`: `deploy/`'s name of the Secret of the operator's own webhook certificate,
+/// when the project has webhooks.
+fn readme(
+    chart: &str,
+    inputs: &Inputs<'_>,
+    defs: &[Definition],
+    webhook_secret: Option<&str>,
+) -> String {
     let kinds = kinds(inputs.project);
     let table = values::table(defs);
+    // The Secret is the operator's, made at run time, so Helm does not delete it.
+    let webhook_secret = webhook_secret
+        .map(|secret| {
+            let project = &inputs.project.project_name;
+            let suffix = secret.strip_prefix(project.as_str()).unwrap_or(secret);
+            format!(
+                "\n\nWith its own webhook certificates (the default), the operator made the Secret\n`FULLNAME{suffix}` (FULLNAME: the release's name, with the chart's unless it holds it\nalready), and Helm leaves it: delete it with `kubectl delete secret` once the operator is gone\nfor good."
+            )
+        })
+        .unwrap_or_default();
     format!(
         "# {chart}
 
@@ -413,7 +478,7 @@ helm uninstall {chart} --namespace {chart}-system
 ```
 
 keeps the CRDs, and with them every custom resource (`crds.keep: true`). Delete a CRD with
-`kubectl delete crd NAME` once none of its custom resources is needed any more.
+`kubectl delete crd NAME` once none of its custom resources is needed any more.{webhook_secret}
 
 ## Values
 

@@ -2,7 +2,9 @@
 //! release varies is put in its place: names from the release (cluster-scoped ones with the
 //! namespace too, so that two releases never clash), the release's namespace, the chart's
 //! labels, and in the operator's Deployment the values (image, replicas, resources, security
-//! contexts, scheduling, extra environment, watched namespace, leader election, metrics port).
+//! contexts, scheduling, extra environment, watched namespace, leader election, metrics port,
+//! and the webhooks' port, certificate mode and the release's names the operator's own
+//! certificates are for).
 
 use std::collections::BTreeSet;
 
@@ -87,10 +89,31 @@ pub struct Templater {
     pub metrics_port: Option<u64>,
     /// `--leader-elect` is among the operator's arguments, made a value.
     pub leader_election: bool,
-    /// The project has webhooks: their configurations and CRD conversions get cert-manager's
-    /// CA injection when the values ask for it.
-    pub webhooks: bool,
+    /// The project's webhooks: their configurations and CRD conversions get cert-manager's
+    /// CA injection when the values ask for it, and the operator the release's names.
+    pub webhooks: Option<Webhooks>,
 }
+
+/// The webhooks of `deploy/`, by the names it gives them.
+pub struct Webhooks {
+    /// The Service the API server calls them through.
+    pub service: String,
+    /// The Secret of the serving certificate: the operator's own, or cert-manager's.
+    pub secret: String,
+    pub mutating: Option<String>,
+    pub validating: Option<String>,
+    /// The port the operator serves them on (the Service's target port).
+    pub port: u64,
+    /// (kind, name) of the RBAC objects that only the operator's own certificates need
+    /// (its Secret, writing its CA into the configurations and CRDs): left out with
+    /// cert-manager.
+    pub own_certificate_rbac: BTreeSet<(String, String)>,
+}
+
+/// Where the operator's pod mounts cert-manager's Secret (`--webhook-cert-dir`).
+const WEBHOOK_CERT_DIR: &str = "/etc/webhook-certs";
+/// The values condition of the operator's own webhook certificates.
+const OWN_CERTIFICATES: &str = "not $.Values.webhook.certManager.enabled";
 
 /// How a template refers to the namespace of the object it writes.
 #[derive(Clone, Copy)]
@@ -119,7 +142,11 @@ impl Templater {
                 "{{{{- if $.Values.crds.install }}}}\n---\n{header}{body}{{{{- end }}}}\n"
             );
         }
-        if rbac && matches!(manifest.kind(), "Role" | "RoleBinding") {
+        let own_certificate_rbac = self.webhooks.as_ref().is_some_and(|w| {
+            w.own_certificate_rbac
+                .contains(&(manifest.kind().to_string(), manifest.name().to_string()))
+        });
+        if rbac && !own_certificate_rbac && matches!(manifest.kind(), "Role" | "RoleBinding") {
             return self.namespaced_rbac(manifest, &header);
         }
         let mut markers = Markers::default();
@@ -129,10 +156,16 @@ impl Templater {
             NamespaceRef::Release,
             &mut markers,
         );
-        format!(
+        let text = format!(
             "---\n{header}{}",
             markers.finish(&crate::yaml::to_string(&object))
-        )
+        );
+        if own_certificate_rbac {
+            // The operator's certificate Secret is in its own namespace whatever it watches.
+            format!("{{{{- if {OWN_CERTIFICATES} }}}}\n{text}{{{{- end }}}}\n")
+        } else {
+            text
+        }
     }
 
     /// A Role or RoleBinding: in the release's namespace (and the watched one), or, when the
@@ -193,7 +226,7 @@ impl Templater {
             "$.Values.crds.keep".to_string(),
             "helm.sh/resource-policy: keep".to_string(),
         )];
-        if self.webhooks && conversion_webhook {
+        if self.webhooks.is_some() && conversion_webhook {
             conditional.push(self.inject_ca());
         }
         if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
@@ -242,6 +275,22 @@ impl Templater {
                 }
             }
         }
+        if let Some(webhooks) = &self.webhooks
+            && kind == "Service"
+            && object["metadata"]["name"] == webhooks.service.as_str()
+        {
+            for port in object
+                .pointer_mut("/spec/ports")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                if port["targetPort"].as_u64() == Some(webhooks.port) {
+                    port["targetPort"] =
+                        markers.scalar(&[Part::Action("$.Values.webhook.port".into())]);
+                }
+            }
+        }
         if is_operator(&object) {
             self.operator(&mut object, markers);
             add_skip(&mut object, "CKV_K8S_40", OPERATOR_UID_REASON);
@@ -283,7 +332,7 @@ impl Templater {
                 }
             }
             self.labels(metadata, markers);
-            let conditional = if self.webhooks && webhook_configuration {
+            let conditional = if self.webhooks.is_some() && webhook_configuration {
                 vec![self.inject_ca()]
             } else {
                 Vec::new()
@@ -550,6 +599,20 @@ impl Templater {
             ]);
             pod.insert(block, Value::Null);
         }
+        if self.webhooks.is_some() {
+            let volume = vec![
+                "- name: webhook-certs".to_string(),
+                "  secret:".into(),
+                format!("    secretName: {}", self.webhook_secret_text()),
+            ];
+            append_conditional(
+                pod,
+                "volumes",
+                "$.Values.webhook.certManager.enabled",
+                volume,
+                markers,
+            );
+        }
         let Some(Value::Array(containers)) = pod.get_mut("containers") else {
             return;
         };
@@ -579,6 +642,27 @@ impl Templater {
         let security = values_block(markers, "securityContext", "$.Values.securityContext");
         replace_in_place(container, "securityContext", security);
 
+        if let Some(webhooks) = &self.webhooks {
+            let args = container.entry("args").or_insert_with(|| json!([]));
+            if let Value::Array(args) = args {
+                args.retain(|a| {
+                    !a.as_str()
+                        .is_some_and(|a| a.starts_with("--webhook-bind-address"))
+                });
+                args.push(json!(markers.block(self.webhook_args(webhooks))));
+            }
+            append_conditional(
+                container,
+                "volumeMounts",
+                "$.Values.webhook.certManager.enabled",
+                vec![
+                    "- name: webhook-certs".to_string(),
+                    format!("  mountPath: {WEBHOOK_CERT_DIR}"),
+                    "  readOnly: true".into(),
+                ],
+                markers,
+            );
+        }
         if let Some(Value::Array(args)) = container.get_mut("args") {
             for arg in args.iter_mut() {
                 let Some(text) = arg.as_str() else { continue };
@@ -627,17 +711,83 @@ impl Templater {
             }
         }
 
-        if let Some(Value::Array(ports)) = container.get_mut("ports")
-            && self.metrics_port.is_some()
-        {
+        if let Some(Value::Array(ports)) = container.get_mut("ports") {
             for port in ports.iter_mut().filter_map(Value::as_object_mut) {
-                if port.get("name").and_then(Value::as_str) == Some("metrics") {
-                    port.insert(
-                        "containerPort".into(),
-                        markers.scalar(&[Part::Action("$.Values.metrics.port".into())]),
-                    );
-                }
+                let value = match port.get("name").and_then(Value::as_str) {
+                    Some("metrics") if self.metrics_port.is_some() => "$.Values.metrics.port",
+                    Some("webhook") if self.webhooks.is_some() => "$.Values.webhook.port",
+                    _ => continue,
+                };
+                port.insert(
+                    "containerPort".into(),
+                    markers.scalar(&[Part::Action(value.into())]),
+                );
             }
+        }
+    }
+}
+
+impl Templater {
+    /// The operator's webhook arguments: the port of the values, and either cert-manager's
+    /// mounted certificate or the release's names of what its own certificates are for (its
+    /// defaults are `deploy/`'s names, which a release does not use).
+    fn webhook_args(&self, webhooks: &Webhooks) -> Vec<String> {
+        let mut lines = vec![
+            "- --webhook-bind-address=:{{ $.Values.webhook.port }}".to_string(),
+            "{{- if $.Values.webhook.certManager.enabled }}".into(),
+            format!("- --webhook-cert-dir={WEBHOOK_CERT_DIR}"),
+            "{{- else }}".into(),
+            "- --webhook-cert-lifetime={{ $.Values.webhook.certLifetime }}".into(),
+            format!(
+                "- --webhook-service-name={}",
+                self.name_text(&webhooks.service, false)
+            ),
+            format!("- --webhook-secret-name={}", self.webhook_secret_text()),
+        ];
+        if let Some(name) = &webhooks.mutating {
+            lines.push(format!(
+                "- --mutating-webhook-configuration-name={}",
+                self.name_text(name, true)
+            ));
+        }
+        if let Some(name) = &webhooks.validating {
+            lines.push(format!(
+                "- --validating-webhook-configuration-name={}",
+                self.name_text(name, true)
+            ));
+        }
+        lines.push("{{- end }}".into());
+        lines
+    }
+
+    /// The release's name of the webhook certificate's Secret, as template text.
+    pub fn webhook_secret_text(&self) -> String {
+        let secret = self.webhooks.as_ref().map(|w| w.secret.as_str());
+        self.name_text(secret.unwrap_or_default(), false)
+    }
+}
+
+/// Adds `item` (the lines of one list item) to the list `key` of `map` when `condition`
+/// holds: after the items `deploy/` has, or as the whole list when it has none.
+fn append_conditional(
+    map: &mut Map<String, Value>,
+    key: &str,
+    condition: &str,
+    item: Vec<String>,
+    markers: &mut Markers,
+) {
+    let mut lines = vec![format!("{{{{- if {condition} }}}}")];
+    match map.get_mut(key) {
+        Some(Value::Array(items)) => {
+            lines.extend(item);
+            lines.push("{{- end }}".into());
+            items.push(json!(markers.block(lines)));
+        }
+        _ => {
+            lines.push(format!("{key}:"));
+            lines.extend(item.into_iter().map(|l| format!("  {l}")));
+            lines.push("{{- end }}".into());
+            map.insert(markers.block(lines), Value::Null);
         }
     }
 }

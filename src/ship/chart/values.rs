@@ -23,8 +23,9 @@ pub struct Facts {
     pub metrics_secure: bool,
     /// Whether `--leader-elect` is among the operator's arguments, when it has the flag.
     pub leader_election: Option<bool>,
-    /// The project has admission or conversion webhooks.
-    pub webhooks: bool,
+    /// The port the operator serves its admission and conversion webhooks on, when it has
+    /// webhooks.
+    pub webhook_port: Option<u64>,
 }
 
 /// One value: its dotted path, default, description and JSON schema.
@@ -63,11 +64,11 @@ const SECTIONS: &[(&str, &str)] = &[
     ),
     (
         "webhook",
-        "The operator's admission and conversion webhooks.",
+        "The operator's admission and conversion webhooks. By default the operator makes its own\nCA and serving certificate, keeps them in a Secret of the release's namespace, writes the CA\ninto the release's webhook configurations and the CRDs it converts, and renews them half way\nthrough their lifetime.",
     ),
     (
         "webhook.certManager",
-        "The webhook's serving certificate: by default the operator makes its own; with\ncert-manager, a cert-manager Certificate, whose CA cert-manager injects into the webhook\nconfigurations and the CRDs' conversion.",
+        "Or cert-manager issues the serving certificate (a Certificate, mounted into the operator's\npod) and injects its CA into the webhook configurations and the CRDs' conversion; the\noperator then manages no certificate and gets no RBAC for it. Needs cert-manager in the\ncluster.",
     ),
 ];
 
@@ -214,8 +215,20 @@ pub fn definitions(facts: &Facts) -> Vec<Definition> {
             json!({"type": "boolean"}),
         ),
     ]);
-    if facts.webhooks {
+    if let Some(port) = facts.webhook_port {
         defs.extend([
+            def(
+                "webhook.port",
+                json!(port),
+                "The port the operator serves its webhooks on; the webhook Service sends 443 there.",
+                json!({"type": "integer", "minimum": 1, "maximum": 65535}),
+            ),
+            def(
+                "webhook.certLifetime",
+                json!("90d"),
+                "How long each certificate the operator makes is valid (a number with s, m, h or d); it is renewed half way.",
+                json!({"type": "string", "pattern": "^0*[1-9][0-9]*(s|m|h|d)$"}),
+            ),
             def(
                 "webhook.certManager.enabled",
                 json!(false),
@@ -417,7 +430,7 @@ mod tests {
             metrics_port: Some(8080),
             metrics_secure: false,
             leader_election: Some(true),
-            webhooks: true,
+            webhook_port: Some(9443),
         }
     }
 

@@ -242,6 +242,7 @@ fn respond(parts: &hyper::http::request::Parts, body: &Bytes, state: &Shared) ->
         path: path.clone(),
         query: query_text.clone(),
         user_agent: header("user-agent"),
+        at: std::time::Instant::now(),
     });
     // kubectl never sends a bearer token over plain HTTP, so a request without credentials is
     // let in; a wrong token is refused, as an expired one would be.

@@ -295,6 +295,11 @@ users:
         self.lock().requests.len()
     }
 
+    /// Every webhook call answered so far: its path and how long it took on this server's side.
+    pub fn webhook_calls(&self) -> Vec<(String, std::time::Duration)> {
+        self.lock().webhook_calls.clone()
+    }
+
     pub fn reset_requests(&self) {
         self.lock().requests.clear();
     }

@@ -75,6 +75,8 @@ pub struct RequestRecord {
     pub path: String,
     pub query: String,
     pub user_agent: String,
+    /// When it arrived: tests measure the wait between a refused request and its retry.
+    pub at: std::time::Instant,
 }
 
 #[derive(Debug, Clone)]
@@ -253,6 +255,9 @@ pub struct State {
     pub address: String,
     pub scripts: Scripts,
     pub requests: Vec<RequestRecord>,
+    /// Every webhook call that got an answer: its path and how long it took, from the start of
+    /// the connection to the answer read (the server's side of an admission or conversion).
+    pub webhook_calls: Vec<(String, std::time::Duration)>,
     /// Requests a fault holds without an answer right now.
     pub held: usize,
     pub changes: broadcast::Sender<Change>,
@@ -283,6 +288,7 @@ impl State {
             address,
             scripts: Scripts::default(),
             requests: Vec::new(),
+            webhook_calls: Vec::new(),
             held: 0,
             changes,
             resource_version: 100,

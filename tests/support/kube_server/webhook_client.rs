@@ -146,10 +146,16 @@ pub async fn call(
     let post = |reason: String| CallError::Call(format!("Post \"{url}\": {reason}"));
     let tls = tls_config(config.ca_bundle.as_deref()).map_err(CallError::Client)?;
     let route = route(state, config).await.map_err(post)?;
+    let path = route.path.clone();
     let body = review.to_string();
+    let started = std::time::Instant::now();
     let exchange = exchange(route, tls, body, timeout);
     match tokio::time::timeout(timeout, exchange).await {
-        Ok(Ok(answer)) => Ok(answer),
+        Ok(Ok(answer)) => {
+            let took = started.elapsed();
+            lock(state).webhook_calls.push((path, took));
+            Ok(answer)
+        }
         Ok(Err(Failure::Transport(reason))) => Err(post(reason)),
         Ok(Err(Failure::Answer(reason))) => Err(CallError::Call(reason)),
         Err(_) => Err(post("context deadline exceeded".into())),

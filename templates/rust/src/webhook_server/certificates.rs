@@ -530,8 +530,13 @@ impl Manager {
             let Some(config) = conversion.webhook.and_then(|w| w.client_config) else {
                 continue;
             };
+            // A CRD is shared by every release of the operator in the cluster, but converted
+            // by one: only the operator whose Service it calls writes its CA there.
+            let calls_own_service = config.service.as_ref().is_some_and(|service| {
+                service.name == self.names.service && service.namespace == self.names.namespace
+            });
             if conversion.strategy == "Webhook"
-                && config.service.is_some()
+                && calls_own_service
                 && config.ca_bundle.as_ref().map(|b| b.0.as_slice()) != Some(bundle.as_bytes())
             {
                 let ops = vec![json!({"op": "add",

@@ -93,8 +93,9 @@ pub struct Options {
     pub bind_address: SocketAddr,
     /// `--webhook-cert-dir`: serve its files and manage no certificate.
     pub cert_dir: Option<PathBuf>,
-    /// Self-managed certificates: the Secret's namespace (the operator's own).
-    pub namespace: String,
+    /// Self-managed certificates: the Secret (in the operator's own namespace), the Service
+    /// and the configurations they are for.
+    pub names: certificates::Names,
     /// Self-managed certificates: how long each is valid (`--webhook-cert-lifetime`).
     pub cert_lifetime: Duration,
     /// Self-managed certificates: whether this replica leads, the one that rotates them.
@@ -119,7 +120,7 @@ pub async fn start(
             let store = Arc::new(tls::ServingCert::default());
             let manager = certificates::Manager::new(
                 client,
-                certificates::Names::of_operator(&options.namespace),
+                options.names,
                 options.cert_lifetime,
                 options.leading,
             );
