@@ -35,9 +35,9 @@ use kube::Client;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
+use tracing::{info, warn};
 
 use crate::tls;
-use tracing::{info, warn};
 
 pub use self::metrics::WebhookMetrics;
 
