@@ -584,11 +584,16 @@ fn webhook_port(operator: &Running) -> u16 {
 
 /// Points the webhook Service at `port` on this machine, as the endpoints of a pod would.
 fn route_service_to(cluster: &Cluster, port: u16) {
+    route_to(cluster, NAMESPACE, SERVICE, port);
+}
+
+/// Points the Service `service` of `namespace` at `port` on this machine.
+fn route_to(cluster: &Cluster, namespace: &str, service: &str, port: u16) {
     cluster.apply(
         &json!({
             "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
-            "metadata": {"name": format!("{SERVICE}-local"), "namespace": NAMESPACE,
-                         "labels": {"kubernetes.io/service-name": SERVICE}},
+            "metadata": {"name": format!("{service}-local"), "namespace": namespace,
+                         "labels": {"kubernetes.io/service-name": service}},
             "addressType": "IPv4",
             "endpoints": [{"addresses": ["127.0.0.1"], "conditions": {"ready": true}}],
             "ports": [{"name": "webhook", "port": port, "protocol": "TCP"}],
@@ -975,17 +980,7 @@ fn install_release(
         .find(|o| o["spec"]["ports"][0]["name"] == "webhook")
         .map(|o| o["metadata"]["name"].as_str().unwrap().to_string())
         .expect("the webhook Service");
-    cluster.apply(
-        &json!({
-            "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
-            "metadata": {"name": format!("{service}-local"), "namespace": namespace,
-                         "labels": {"kubernetes.io/service-name": service}},
-            "addressType": "IPv4",
-            "endpoints": [{"addresses": ["127.0.0.1"], "conditions": {"ready": true}}],
-            "ports": [{"name": "webhook", "port": port, "protocol": "TCP"}],
-        })
-        .to_string(),
-    );
+    route_to(cluster, namespace, &service, port);
     release
 }
 
