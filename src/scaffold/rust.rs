@@ -152,7 +152,6 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
         "shutdown.rs",
         "telemetry.rs",
         "tls.rs",
-        "delegated_auth.rs",
         // What every controller shares, written once: `create api` adds controllers that use it.
         "reconcile/mod.rs",
         "reconcile/backoff.rs",

@@ -1,15 +1,11 @@
-//! Prometheus metrics of the operator, served on `/metrics`.
-//!
-//! Every controller reports under its own `controller` label, so one dashboard covers all of
-//! the operator's kinds. Every name starts with the operator's prefix
-//! ([`crate::context::METRICS_PREFIX`]): `<prefix>_reconciliations_total`,
-//! `<prefix>_reconciliation_errors_total`, `<prefix>_reconcile_duration_seconds`,
-//! `<prefix>_leader` (1 while this replica runs the controllers) and `<prefix>_build_info`
-//! (the version, always 1).
+//! The operator's Prometheus metrics, served on `/metrics`. Every name starts with the
+//! operator's prefix ([`crate::context::METRICS_PREFIX`]): `<prefix>_reconciliations_total`,
+//! `<prefix>_reconciliation_errors_total` and `<prefix>_reconcile_duration_seconds` by
+//! `controller` (one dashboard covers all the operator's kinds), `<prefix>_leader` (1 while this
+//! replica runs the controllers) and `<prefix>_build_info` (the version, always 1).
 
 use std::time::Instant;
 
-use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -17,83 +13,60 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct ControllerLabels {
-    pub controller: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct ErrorLabels {
-    pub controller: String,
-    /// A short, bounded name of the error (never its message, which would explode cardinality).
-    pub error: String,
-}
-
 /// Reconcile seconds: most reconciles are a few API calls, slow ones wait on a throttled API.
 const DURATION_BUCKETS: [f64; 9] = [0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0, 15.0, 60.0];
 
 pub struct Metrics {
-    registry: Registry,
-    reconciles: Family<ControllerLabels, Counter>,
-    failures: Family<ErrorLabels, Counter>,
-    duration: Family<ControllerLabels, Histogram>,
+    /// Where other parts of the operator (its webhooks) register their metrics, before it serves.
+    pub registry: Registry,
+    reconciles: Family<[(&'static str, String); 1], Counter>,
+    /// By controller and error: a short, bounded name (a message would explode cardinality).
+    failures: Family<[(&'static str, String); 2], Counter>,
+    duration: Family<[(&'static str, String); 1], Histogram>,
     leader: Gauge,
 }
 
 impl Metrics {
     /// The metrics of an operator whose metric names start with `prefix`.
     pub fn new(prefix: &str) -> Self {
-        let mut registry = Registry::with_prefix(prefix);
-        let reconciles = Family::<ControllerLabels, Counter>::default();
-        let failures = Family::<ErrorLabels, Counter>::default();
-        let duration = Family::<ControllerLabels, Histogram>::new_with_constructor(|| {
-            Histogram::new(DURATION_BUCKETS)
-        });
-        registry.register(
+        let mut m = Metrics {
+            registry: Registry::with_prefix(prefix),
+            reconciles: Family::default(),
+            failures: Family::default(),
+            duration: Family::new_with_constructor(|| Histogram::new(DURATION_BUCKETS)),
+            leader: Gauge::default(),
+        };
+        let r = &mut m.registry;
+        r.register(
             "reconciliations",
             "Reconciliations started",
-            reconciles.clone(),
+            m.reconciles.clone(),
         );
-        registry.register(
+        r.register(
             "reconciliation_errors",
             "Reconciliations that failed",
-            failures.clone(),
+            m.failures.clone(),
         );
-        registry.register(
+        r.register(
             "reconcile_duration_seconds",
             "Time a reconciliation took",
-            duration.clone(),
+            m.duration.clone(),
         );
-        let leader = Gauge::default();
-        registry.register(
+        r.register(
             "leader",
             "1 while this replica runs the controllers: it holds the leader election Lease, or runs without leader election",
-            leader.clone(),
+            m.leader.clone(),
         );
-        registry.register(
-            "build",
-            "The operator's version",
-            Info::new(vec![("version", env!("CARGO_PKG_VERSION"))]),
-        );
-        Metrics {
-            registry,
-            reconciles,
-            failures,
-            duration,
-            leader,
-        }
+        let version = Info::new(vec![("version", env!("CARGO_PKG_VERSION"))]);
+        r.register("build", "The operator's version", version);
+        m
     }
 
     /// Counts a reconciliation and times it until the returned guard is dropped.
     pub fn reconcile(&self, controller: &str) -> ReconcileTimer {
-        let labels = ControllerLabels {
-            controller: controller.to_string(),
-        };
+        let labels = [("controller", controller.to_string())];
         self.reconciles.get_or_create(&labels).inc();
-        ReconcileTimer {
-            histogram: self.duration.get_or_create(&labels).clone(),
-            start: Instant::now(),
-        }
+        ReconcileTimer(self.duration.get_or_create(&labels).clone(), Instant::now())
     }
 
     /// Whether this replica runs the controllers now.
@@ -102,36 +75,17 @@ impl Metrics {
     }
 
     pub fn reconcile_failure(&self, controller: &str, error: &str) {
-        self.failures
-            .get_or_create(&ErrorLabels {
-                controller: controller.to_string(),
-                error: error.to_string(),
-            })
-            .inc();
-    }
-
-    /// Where other parts of the operator (its webhooks) register their metrics, before it serves.
-    pub fn registry(&mut self) -> &mut Registry {
-        &mut self.registry
-    }
-
-    /// The metrics in the Prometheus text format.
-    pub fn encode(&self) -> Result<String, std::fmt::Error> {
-        let mut text = String::new();
-        prometheus_client::encoding::text::encode(&mut text, &self.registry)?;
-        Ok(text)
+        let labels = [("controller", controller.into()), ("error", error.into())];
+        self.failures.get_or_create(&labels).inc();
     }
 }
 
 /// Observes the time since its creation when dropped, so every return path is measured.
-pub struct ReconcileTimer {
-    histogram: Histogram,
-    start: Instant,
-}
+pub struct ReconcileTimer(Histogram, Instant);
 
 impl Drop for ReconcileTimer {
     fn drop(&mut self) {
-        self.histogram.observe(self.start.elapsed().as_secs_f64());
+        self.0.observe(self.1.elapsed().as_secs_f64());
     }
 }
 
@@ -145,7 +99,8 @@ mod tests {
         drop(metrics.reconcile("example"));
         metrics.reconcile_failure("example", "kube");
         metrics.set_leader(true);
-        let text = metrics.encode().unwrap();
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &metrics.registry).unwrap();
         assert!(
             text.contains("my_operator_reconciliations_total{controller=\"example\"} 1"),
             "{text}"

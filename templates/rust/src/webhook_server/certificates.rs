@@ -23,7 +23,7 @@
 //! server refuses when the Secret changed meanwhile (a leader that just lost the Lease).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use k8s_openapi::ByteString;
@@ -39,13 +39,14 @@ use rcgen::{
     BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
     KeyUsagePurpose,
 };
+use rustls::server::{ClientHello, ResolvesServerCert};
+use rustls::sign::CertifiedKey;
 use serde_json::{Value, json};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use crate::context::MANAGER;
-use crate::tls::ServingCert;
 
 const ISSUED_AT: &str = "webhook-certificate.operator-rs/issued-at";
 const PHASE_SINCE: &str = "webhook-certificate.operator-rs/phase-since";
@@ -90,6 +91,30 @@ impl Names {
             format!("{service}.{namespace}"),
             service.clone(),
         ]
+    }
+}
+
+/// The certificate served, swapped in place: each TLS handshake takes the one of the moment, so
+/// that connections already open finish with the old one.
+#[derive(Debug, Default)]
+pub struct ServingCert(RwLock<Option<Arc<CertifiedKey>>>);
+
+impl ServingCert {
+    /// Serves `cert_pem` (the certificate, then any intermediates) with `key_pem` from the next
+    /// handshake on.
+    pub fn set(&self, cert_pem: &[u8], key_pem: &[u8]) -> anyhow::Result<()> {
+        let certified = crate::tls::certified_key(cert_pem, key_pem)?;
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Some(certified);
+        Ok(())
+    }
+}
+
+impl ResolvesServerCert for ServingCert {
+    fn resolve(&self, _hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 }
 
@@ -680,6 +705,6 @@ mod tests {
         store
             .set(issued.cert.as_bytes(), issued.key.as_bytes())
             .unwrap();
-        assert!(store.is_set());
+        assert!(store.0.read().unwrap().is_some());
     }
 }

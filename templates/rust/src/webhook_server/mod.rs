@@ -114,10 +114,10 @@ pub async fn start(
     if hooks.is_empty() {
         return Ok(());
     }
-    let store = match &options.cert_dir {
+    let store: Arc<dyn rustls::server::ResolvesServerCert> = match &options.cert_dir {
         Some(dir) => tls::serving_cert(Some(dir), &[], &shutdown)?,
         None => {
-            let store = Arc::new(tls::ServingCert::default());
+            let store = Arc::new(certificates::ServingCert::default());
             let manager = certificates::Manager::new(
                 client,
                 options.names,
