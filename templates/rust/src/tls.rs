@@ -60,8 +60,9 @@ struct DirCert(PathBuf, Mutex<Arc<CertifiedKey>>);
 
 impl ResolvesServerCert for DirCert {
     fn resolve(&self, _hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        let loaded = load(&self.0);
         let mut served = self.1.lock().unwrap_or_else(PoisonError::into_inner);
-        match load(&self.0) {
+        match loaded {
             Ok(key) if key.cert != served.cert => {
                 info!(dir = %self.0.display(), "serving the renewed certificate");
                 *served = key;
