@@ -155,10 +155,9 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
         // What every controller shares, written once: `create api` adds controllers that use it.
         "reconcile/mod.rs",
         "reconcile/backoff.rs",
-        "reconcile/conditions.rs",
-        "reconcile/events.rs",
         "reconcile/ownership.rs",
         "reconcile/rollout.rs",
+        "reconcile/status.rs",
         "reconcile/testing.rs",
     ] {
         plan.add(

@@ -17,6 +17,7 @@ const KEYWORDS: &[&str] = &[
 /// one of them (or whose `<Kind>Spec`/`<Kind>Status` is one of them) would not compile.
 const TYPES_IN_GENERATED_CODE: &[&str] = &[
     "Action",
+    "Health",
     "Api",
     "Arc",
     "BTreeMap",
@@ -142,6 +143,10 @@ const LOCALS_IN_CONTROLLER: &[&str] = &[
     "updated",
     "wanted",
     "cause",
+    "container",
+    "health",
+    "ready_replicas",
+    "security_context",
     "controller",
     "cut",
     "expected",

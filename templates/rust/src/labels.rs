@@ -1,46 +1,36 @@
-//! Names and label values made from an object's name, kept within Kubernetes' limits.
-//!
-//! A custom resource's name may be up to 253 characters, but a label value may hold only 63:
-//! an `app.kubernetes.io/instance` label with the full name of a long-named object would make
-//! the API server refuse its Deployment. A value that does not fit keeps its start and ends
-//! with a hash of the whole, so two long names that share a start still get values of their
-//! own, and the same name always gets the same value (a Deployment's selector never changes).
+//! Names and label values made from an object's name, kept within Kubernetes' limits: a name
+//! may have 253 characters, a label value 63. A value that does not fit keeps its start and
+//! ends with a hash of the whole, so long names that share a start still differ, and a name
+//! always gets the same value (a Deployment's selector never changes).
 
-/// The most characters a label value may have.
 pub const LABEL_VALUE_MAX: usize = 63;
 
-/// The most characters of a Deployment's name that leave room for the ReplicaSet's and the
-/// pods' suffixes (`-<pod-template-hash>-<5 characters>`) within a name's 253.
+/// The most characters of a Deployment's name that leave room for its ReplicaSets' and pods'
+/// suffixes (`-<pod-template-hash>-<5 characters>`).
 pub const DEPLOYMENT_NAME_MAX: usize = 236;
 
-/// `value` as a label value: itself when it fits, else its start and a hash of it.
 pub fn label_value(value: &str) -> String {
     bounded(value, LABEL_VALUE_MAX)
 }
 
-/// `value` in at most `max` characters: itself when it fits, else its start, a `-` and 16 hex
-/// digits of its hash.
+/// `value` in at most `max` characters: itself, or its start, a `-` and 16 hex digits of a hash.
 pub fn bounded(value: &str, max: usize) -> String {
     if value.len() <= max {
         return value.to_string();
     }
     let hash = format!("{:016x}", fnv1a(value.as_bytes()));
-    let keep = max.saturating_sub(hash.len() + 1);
-    let mut end = keep.min(value.len());
+    let mut end = max.saturating_sub(hash.len() + 1).min(value.len());
     while !value.is_char_boundary(end) {
         end -= 1;
     }
-    // A label value and a name must start and end with an alphanumeric character.
-    let start = value[..end].trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
-    if start.is_empty() {
-        hash
-    } else {
-        format!("{start}-{hash}")
+    // Names and label values start and end with an alphanumeric character.
+    match value[..end].trim_end_matches(|c: char| !c.is_ascii_alphanumeric()) {
+        "" => hash,
+        start => format!("{start}-{hash}"),
     }
 }
-
-/// FNV-1a (64 bits): stable across Rust versions and platforms, unlike `std`'s hasher, so a
-/// new build of the operator computes the same label values as the old one.
+/// FNV-1a: stable across Rust versions, unlike `std`'s hasher, so a new build of the operator
+/// computes the same values as the old one.
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
         (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)

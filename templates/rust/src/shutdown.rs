@@ -5,29 +5,27 @@
 use tokio_util::sync::CancellationToken;
 use tracing::{error, info};
 
-/// A token that the first signal cancels; the second exits the process with 1.
 pub fn on_signal() -> CancellationToken {
     let token = CancellationToken::new();
     let cancel = token.clone();
-    // Registered before returning, so that a SIGTERM from then on is caught; one stream for
-    // both signals, so that none is missed between the two waits.
+    // Registered before returning, so that a SIGTERM from then on is caught.
     #[cfg(unix)]
-    let mut term = {
-        use tokio::signal::unix::{SignalKind, signal};
-        signal(SignalKind::terminate()).ok()
-    };
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     tokio::spawn(async move {
         for first in [true, false] {
             #[cfg(unix)]
-            match term.as_mut() {
-                Some(term) => tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                },
-                None => drop(tokio::signal::ctrl_c().await),
-            }
+            let terminated = async {
+                match term.as_mut() {
+                    Some(term) => drop(term.recv().await),
+                    None => std::future::pending().await,
+                }
+            };
             #[cfg(not(unix))]
-            drop(tokio::signal::ctrl_c().await);
+            let terminated = std::future::pending::<()>();
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                () = terminated => {}
+            }
             if first {
                 info!("shutting down; a second signal exits at once");
                 cancel.cancel();

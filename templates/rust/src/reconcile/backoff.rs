@@ -1,70 +1,39 @@
-//! Waiting after failures: per object for reconciliations ([`ErrorBackoff`]), and counting a
-//! failure that repeats ([`Repeated`]) so that it is logged once per backoff step with how many
-//! times it happened, not once per attempt.
+//! Per-object exponential backoff for failed reconciliations: 5s, 10s, 20s... up to 5 minutes,
+//! reset by the next success, as controller-runtime's work queue does. A broken object then
+//! costs little, and a fixed one recovers fast.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-const BACKOFF_BASE: Duration = Duration::from_secs(5);
-const BACKOFF_MAX: Duration = Duration::from_secs(300);
+const BASE: Duration = Duration::from_secs(5);
+const MAX: Duration = Duration::from_secs(300);
 
-/// Per-object exponential backoff for failed reconciliations: 5s, 10s, 20s... up to 5 minutes,
-/// reset by the next success. A broken object then costs little, and a fixed one recovers fast.
-/// Objects are keyed by controller and UID, so that kinds never share a count and an object
-/// deleted and created again under the same name starts afresh.
+/// Failures in a row, keyed by controller and UID: kinds never share a count, and an object
+/// deleted and created again under its name starts afresh.
 #[derive(Default)]
-pub struct ErrorBackoff {
-    failures: Mutex<HashMap<(&'static str, String), u32>>,
-}
+pub struct ErrorBackoff(Mutex<HashMap<(&'static str, String), u32>>);
 
 impl ErrorBackoff {
     /// Records a failure of the object `uid` of `controller`; returns how long to wait.
     pub fn next_delay(&self, controller: &'static str, uid: &str) -> Duration {
         // A panic while holding the lock leaves counts that are still valid numbers.
-        let mut failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut failures = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         let count = failures.entry((controller, uid.to_string())).or_insert(0);
-        let delay = BACKOFF_BASE.saturating_mul(2u32.saturating_pow(*count));
+        let delay = BASE.saturating_mul(2u32.saturating_pow(*count));
         *count = count.saturating_add(1);
-        delay.min(BACKOFF_MAX)
+        delay.min(MAX)
     }
 
-    /// Forgets the failures of an object after it reconciled successfully.
     pub fn reset(&self, controller: &'static str, uid: &str) {
-        let mut failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut failures = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         failures.remove(&(controller, uid.to_string()));
     }
 
-    /// Forgets the objects of `controller` that are not in `live` (the UIDs its cache holds):
-    /// they were deleted, and their counts would otherwise stay forever.
+    /// Forgets the objects of `controller` that are not in `live` (the UIDs its cache holds).
     pub fn retain_live(&self, controller: &'static str, live: &HashSet<String>) {
-        let mut failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut failures = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         failures.retain(|(c, uid), _| *c != controller || live.contains(uid));
-    }
-}
-
-/// The same failure seen again and again (a watch while the API server is unreachable).
-#[derive(Debug, Default)]
-pub struct Repeated {
-    last: String,
-    count: u64,
-}
-
-impl Repeated {
-    /// Records a failure described by `text`; returns how many times in a row it was seen.
-    pub fn record(&mut self, text: &str) -> u64 {
-        if self.last != text {
-            self.last = text.to_string();
-            self.count = 0;
-        }
-        self.count += 1;
-        self.count
-    }
-
-    /// Forgets the failure after a success.
-    pub fn reset(&mut self) {
-        self.count = 0;
-        self.last.clear();
     }
 }
 
@@ -95,15 +64,5 @@ mod tests {
         assert_eq!(backoff.next_delay("a", "uid-1").as_secs(), 5);
         assert_eq!(backoff.next_delay("a", "uid-2").as_secs(), 10);
         assert_eq!(backoff.next_delay("b", "uid-1").as_secs(), 10);
-    }
-
-    #[test]
-    fn repeats_are_counted_until_the_failure_changes_or_a_success() {
-        let mut repeated = Repeated::default();
-        assert_eq!(repeated.record("connection refused"), 1);
-        assert_eq!(repeated.record("connection refused"), 2);
-        assert_eq!(repeated.record("timed out"), 1);
-        repeated.reset();
-        assert_eq!(repeated.record("timed out"), 1);
     }
 }

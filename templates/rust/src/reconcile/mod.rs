@@ -1,14 +1,12 @@
 //! What every controller shares, written once: how a controller runs ([`run`]: concurrency,
-//! graceful shutdown, logs, metrics, the backoff of failing objects), its errors ([`Error`]), the
-//! finalizer ([`finalize`]), and the helpers of [`backoff`], [`conditions`], [`events`],
-//! [`ownership`] and [`rollout`]. A kind's controller in `crate::controllers` holds only that kind's desired
-//! state and status; `operator-rs create api` adds one and never copies these.
+//! graceful shutdown, logs, metrics, the backoff of failing objects), its errors ([`Error`]),
+//! the finalizer ([`finalize`]) and the helpers of the modules below. A kind's controller in
+//! `crate::controllers` holds only that kind's desired state; `create api` never copies these.
 
 pub mod backoff;
-pub mod conditions;
-pub mod events;
 pub mod ownership;
 pub mod rollout;
+pub mod status;
 #[cfg(test)]
 pub mod testing;
 
@@ -17,28 +15,23 @@ use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Duration;
 
+use anyhow::Context as _;
 use futures::StreamExt;
 use k8s_openapi::NamespaceResourceScope;
-use kube::api::{ListParams, Patch, PatchParams};
+use kube::api::ListParams;
 use kube::runtime::controller::{self, Action, Controller};
-use kube::runtime::finalizer::{self, finalizer};
+use kube::runtime::finalizer::{self, Event, finalizer};
 use kube::{Api, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
-use tracing::{debug, warn};
+use tracing::{debug, info, warn};
 
 use crate::context::Context;
-use backoff::Repeated;
-
-/// How often the error backoff forgets the objects that were deleted.
-const BACKOFF_PRUNE: Duration = Duration::from_secs(60);
 
 /// A reconciliation that failed. [`Error::summary`] is what a status condition shows.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("{0} has no namespace, but its kind is namespaced")]
-    MissingNamespace(String),
     #[error("the {kind} {name} is controlled by {owner}; delete it or rename its owner")]
     OwnedElsewhere {
         kind: String,
@@ -50,7 +43,6 @@ pub enum Error {
     Api {
         action: &'static str,
         object: String,
-        #[source]
         source: kube::Error,
     },
     #[error(transparent)]
@@ -58,11 +50,10 @@ pub enum Error {
 }
 
 impl Error {
-    /// The reason of a condition that reports this error, and the `error` label of the failure
-    /// metric: a few fixed values, never the message.
+    /// The reason of the condition that reports it and the `error` label of the failure metric:
+    /// a few fixed values, never the message.
     pub fn reason(&self) -> &'static str {
         match self {
-            Error::MissingNamespace(_) => "MissingNamespace",
             Error::OwnedElsewhere { .. } => "OwnedElsewhere",
             Error::Api { action: "read", .. } => "ReadFailed",
             Error::Api { .. } => "ApplyFailed",
@@ -87,35 +78,36 @@ impl Error {
         let why = match source {
             kube::Error::Api(status) => format!("{} (HTTP {})", status.reason, status.code),
             kube::Error::HyperError(_) | kube::Error::Service(_) => {
-                "the API server did not answer".to_string()
+                "the API server did not answer".into()
             }
-            _ => "the request failed (see the operator's logs)".to_string(),
+            _ => "the request failed (see the operator's logs)".into(),
         };
         format!("cannot {action} {object}: {why}")
     }
 }
 
 /// Runs `controller` until `shutdown` is cancelled, then lets the reconciliations in flight
-/// finish. `name` labels its logs, metrics and backoff. It fails early, with a clear message,
-/// when the kind's CRD is not installed.
+/// finish. `name` labels its logs, metrics and backoff.
 pub async fn run<K, F, Fut>(
     name: &'static str,
     controller: Controller<K>,
     reconcile: F,
     ctx: Arc<Context>,
     shutdown: CancellationToken,
-) -> Result<(), kube::Error>
+) -> anyhow::Result<()>
 where
     K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>,
     K: Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     F: Fn(Arc<K>, Arc<Context>) -> Fut + Send + 'static,
     Fut: Future<Output = Result<Action, Error>> + Send + 'static,
 {
-    ctx.api::<K>(&ctx.client)
+    // A missing CRD would otherwise show only as watch failures, retried for ever.
+    let listed = ctx
+        .api::<K>(&ctx.client)
         .list(&ListParams::default().limit(1))
-        .await
-        .inspect_err(|e| warn!(controller = name, error = %e, "cannot list the kind's objects: is its CRD installed? (kubectl apply -f deploy/crds/)"))?;
-    tracing::info!(controller = name, concurrency = ctx.concurrency, "starting");
+        .await;
+    listed.with_context(|| format!("the {name} controller cannot list its objects: is its CRD installed? (kubectl apply -f deploy/crds/)"))?;
+    info!(controller = name, concurrency = ctx.concurrency, "starting");
     let controller = controller
         .with_config(controller::Config::default().concurrency(ctx.concurrency))
         .graceful_shutdown_on(shutdown.clone().cancelled_owned());
@@ -142,31 +134,28 @@ where
                 .next_delay(name, &object.uid().unwrap_or_default()),
         )
     };
-    // kube's watcher backs off (with jitter) after each failed watch and yields one error per
-    // step: counting repeats keeps that to one line per step that says how long it has lasted.
-    let mut watch_failures = Repeated::default();
-    let reconciling = controller.run(timed, policy, ctx.clone()).for_each(|result| {
-        match result {
-            // Success is no news: the changes it made were logged where they were made.
-            Ok((object, _)) => {
-                watch_failures.reset();
-                debug!(controller = name, %object, "reconciled")
+    let reconciling = controller
+        .run(timed, policy, ctx.clone())
+        .for_each(|result| {
+            match result {
+                // Success is no news: the changes it made were logged where they were made.
+                Ok((object, _)) => debug!(controller = name, %object, "reconciled"),
+                // `policy` logged it, with the object.
+                Err(controller::Error::ReconcilerFailed(..)) => {}
+                Err(controller::Error::ObjectNotFound(object)) => {
+                    debug!(controller = name, %object, "object gone before its reconciliation")
+                }
+                // An unreachable API server, a missing permission...: kube's watcher retries with
+                // backoff and jitter, and says why nothing happens once per step.
+                Err(error) => {
+                    warn!(controller = name, %error, "watch failed; retrying with backoff")
+                }
             }
-            // `policy` logged it, with the object.
-            Err(controller::Error::ReconcilerFailed(..)) => {}
-            Err(controller::Error::ObjectNotFound(object)) => {
-                debug!(controller = name, %object, "object gone before its reconciliation")
-            }
-            // An unreachable API server, a missing permission...: say why nothing happens.
-            Err(error) => {
-                let failures = watch_failures.record(&error.to_string());
-                warn!(controller = name, %error, failures, "watch failed; retrying with backoff")
-            }
-        }
-        std::future::ready(())
-    });
+            std::future::ready(())
+        });
+    // The backoff of deleted objects would otherwise stay for ever.
     let prune = async {
-        let mut tick = tokio::time::interval(BACKOFF_PRUNE);
+        let mut tick = tokio::time::interval(Duration::from_secs(60));
         loop {
             tick.tick().await;
             let live: HashSet<String> = store.state().iter().filter_map(|o| o.uid()).collect();
@@ -174,7 +163,7 @@ where
         }
     };
     // kube's graceful shutdown waits for the first listing of the cache, which a SIGTERM during
-    // start-up (or a missing permission failing every list) would make wait forever.
+    // start-up (or a missing permission failing every list) would make wait for ever.
     let shutdown_before_listing = async {
         tokio::select! {
             biased;
@@ -184,61 +173,41 @@ where
     };
     tokio::select! {
         () = reconciling => {}
-        _ = prune => {}
+        () = prune => {}
         () = shutdown_before_listing => {}
     }
-    tracing::info!(controller = name, "stopped");
+    info!(controller = name, "stopped");
     Ok(())
 }
 
-/// Runs `apply` or, for an object being deleted, `cleanup` behind the finalizer `name` when
-/// `with_finalizer` is on. When it is off, a deleted object that still carries the finalizer
-/// (added while it was on) is released, so that neither it nor its namespace stays Terminating.
+/// Runs `reconcile` behind the finalizer `name` when `with_finalizer` is on: added first, and
+/// removed once `Event::Cleanup` succeeded. When it is off, a deleted object that still carries
+/// it (added while it was on) is cleaned up and released all the same, so that neither it nor
+/// its namespace stays Terminating.
 pub async fn finalize<K, Fut>(
     object: Arc<K>,
     ctx: &Context,
     name: &str,
     with_finalizer: bool,
-    reconcile: impl FnOnce(finalizer::Event<K>) -> Fut,
+    reconcile: impl FnOnce(Event<K>) -> Fut,
 ) -> Result<Action, Error>
 where
     K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>,
     K: Clone + DeserializeOwned + Serialize + Debug,
     Fut: Future<Output = Result<Action, Error>>,
 {
-    let namespace = object
-        .namespace()
-        .ok_or_else(|| Error::MissingNamespace(object.name_any()))?;
-    let api: Api<K> = Api::namespaced(ctx.client.clone(), &namespace);
-    if with_finalizer {
-        return finalizer(&api, name, object, reconcile)
-            .await
-            .map_err(|e| Error::Finalizer(Box::new(e)));
+    let deleted = object.meta().deletion_timestamp.is_some();
+    if with_finalizer || deleted && object.finalizers().iter().any(|f| f == name) {
+        let namespace = object.namespace().unwrap_or_default();
+        let api: Api<K> = Api::namespaced(ctx.client.clone(), &namespace);
+        let finalized = finalizer(&api, name, object, reconcile).await;
+        return finalized.map_err(|e| Error::Finalizer(Box::new(e)));
     }
-    if object.meta().deletion_timestamp.is_none() {
-        return reconcile(finalizer::Event::Apply(object)).await;
+    if deleted {
+        // Its children go by garbage collection once it is gone.
+        return Ok(Action::await_change());
     }
-    if object.finalizers().iter().any(|f| f == name) {
-        let rest: Vec<&String> = object.finalizers().iter().filter(|f| *f != name).collect();
-        // The resourceVersion makes it fail, rather than drop another finalizer, when the list
-        // changed since it was read.
-        let patch = serde_json::json!({
-            "metadata": {"finalizers": rest, "resourceVersion": object.resource_version()}
-        });
-        api.patch(
-            &object.name_any(),
-            &PatchParams::default(),
-            &Patch::Merge(&patch),
-        )
-        .await
-        .map_err(|source| Error::Api {
-            action: "remove the finalizer of",
-            object: object.name_any(),
-            source,
-        })?;
-    }
-    // Its children go by garbage collection once it is gone.
-    Ok(Action::await_change())
+    reconcile(Event::Apply(object)).await
 }
 
 #[cfg(test)]
@@ -266,8 +235,12 @@ mod tests {
         Arc::new(object)
     }
 
-    async fn applied(_: finalizer::Event<ConfigMap>) -> Result<Action, Error> {
-        Ok(Action::requeue(Duration::from_secs(1)))
+    async fn applied(event: Event<ConfigMap>) -> Result<Action, Error> {
+        let seconds = match event {
+            Event::Apply(_) => 1,
+            Event::Cleanup(_) => 2,
+        };
+        Ok(Action::requeue(Duration::from_secs(seconds)))
     }
 
     #[test]
@@ -306,7 +279,8 @@ mod tests {
         run_with_timeout(server).await.unwrap();
     }
 
-    /// Turned off after objects got it: a deleted one is released, keeping other finalizers.
+    /// Turned off after objects got it: a deleted one is cleaned up and released, keeping other
+    /// finalizers.
     #[tokio::test]
     async fn without_the_finalizer_a_deleted_object_that_carries_it_is_released() {
         let (ctx, mut handle) = context();
@@ -321,12 +295,15 @@ mod tests {
             .await;
             assert_eq!(
                 patch,
-                json!({"metadata": {"finalizers": ["other/keep"], "resourceVersion": "7"}})
+                json!([
+                    {"op": "test", "path": "/metadata/finalizers/1", "value": FINALIZER},
+                    {"op": "remove", "path": "/metadata/finalizers/1"}
+                ])
             );
         });
         let deleted = object(&["other/keep", FINALIZER], true);
         let action = finalize(deleted, &ctx, FINALIZER, false, applied).await;
-        assert_eq!(action.unwrap(), Action::await_change());
+        assert_eq!(action.unwrap(), Action::requeue(Duration::from_secs(2)));
         run_with_timeout(server).await.unwrap();
     }
 

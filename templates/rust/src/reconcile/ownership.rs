@@ -1,5 +1,5 @@
-//! Child objects: the owner reference that ties them to their custom resource, and the apply that
-//! refuses to take over one another controller owns.
+//! Child objects: the owner reference that ties them to their custom resource, and an apply
+//! that refuses to take over one another controller owns.
 
 use std::fmt::Debug;
 
@@ -12,21 +12,21 @@ use serde::de::DeserializeOwned;
 use super::Error;
 use crate::context::MANAGER;
 
-/// The controller reference to `owner` that a child carries: Kubernetes deletes the child with
-/// its owner, and the controller reconciles the owner when the child changes. It blocks the
-/// owner's foreground deletion until the child is gone, as controller-runtime's does (kube's
-/// `controller_owner_ref` leaves that out); `deploy/role.yaml` grants `update` on the owner's
-/// `finalizers` for it.
+/// The controller reference a child carries: it goes with its owner, and a change to it
+/// reconciles the owner. It blocks the owner's foreground deletion until the child is gone, as
+/// controller-runtime's does (kube leaves that out); for it `deploy/role.yaml` grants `update`
+/// on the owner's `finalizers`.
 pub fn owner_reference<K: Resource<DynamicType = ()>>(owner: &K) -> Option<OwnerReference> {
-    let mut reference = owner.controller_owner_ref(&())?;
-    reference.block_owner_deletion = Some(true);
-    Some(reference)
+    let reference = owner.controller_owner_ref(&())?;
+    Some(OwnerReference {
+        block_owner_deletion: Some(true),
+        ..reference
+    })
 }
 
-/// Applies `desired` (named `name`) by server-side apply, forcing the fields it sets, unless an
-/// object of that name is controlled by another owner than `owner_uid`: taking it over would
-/// fight that controller (and the API server refuses a second controller reference anyway). An
-/// object without a controller is adopted. Returns the object as the API server stored it.
+/// Server-side applies `desired`, forcing the fields it sets, unless an object of its `name`
+/// is controlled by another owner than `owner_uid`: taking it over would fight that controller.
+/// An object without a controller is adopted. Returns the object as the API server stored it.
 pub async fn apply_owned<C>(
     api: &Api<C>,
     name: &str,
@@ -37,29 +37,37 @@ where
     C: Resource<DynamicType = ()> + Clone + DeserializeOwned + Serialize + Debug,
 {
     let object = || format!("the {} {name}", C::kind(&()));
-    let existing = api.get_opt(name).await.map_err(|source| Error::Api {
+    let existing = api.get_opt(name).await;
+    let existing = existing.map_err(|source| Error::Api {
         action: "read",
         object: object(),
         source,
     })?;
-    let foreign = existing.as_ref().and_then(|e| {
-        e.owner_references()
-            .iter()
-            .find(|o| o.controller == Some(true) && Some(o.uid.as_str()) != owner_uid)
-    });
-    if let Some(owner) = foreign {
+    let owners = existing
+        .as_ref()
+        .map(|e| e.owner_references())
+        .unwrap_or_default();
+    if let Some(owner) = owners
+        .iter()
+        .find(|o| o.controller == Some(true) && Some(o.uid.as_str()) != owner_uid)
+    {
+        let (kind, name) = (C::kind(&()).to_string(), name.to_string());
         return Err(Error::OwnedElsewhere {
-            kind: C::kind(&()).to_string(),
-            name: name.to_string(),
+            kind,
+            name,
             owner: format!("{}/{}", owner.kind, owner.name),
         });
     }
-    let params = PatchParams::apply(MANAGER).force();
-    api.patch(name, &params, &Patch::Apply(desired))
-        .await
-        .map_err(|source| Error::Api {
-            action: "apply",
-            object: object(),
-            source,
-        })
+    let applied = api
+        .patch(
+            name,
+            &PatchParams::apply(MANAGER).force(),
+            &Patch::Apply(desired),
+        )
+        .await;
+    applied.map_err(|source| Error::Api {
+        action: "apply",
+        object: object(),
+        source,
+    })
 }
