@@ -154,6 +154,12 @@ mod tests {
         assert!(error.contains("tls-test-"), "{error}");
     }
 
+    #[test]
+    fn without_a_directory_a_self_signed_certificate_is_made() {
+        let cert = serving_cert(None, &["localhost"], &CancellationToken::new()).unwrap();
+        assert!(format!("{cert:?}").contains("SingleCertAndKey"));
+    }
+
     #[tokio::test]
     async fn a_renewed_certificate_is_served_from_the_next_handshake() {
         let dir = std::env::temp_dir().join(format!("tls-renew-{}", std::process::id()));
