@@ -828,30 +828,47 @@ fn the_operator_rides_out_throttling_server_errors_and_expired_watches() {
         || operator.logs(),
     );
 
-    // Writes: the next three applies of Deployments are throttled, then refused with 503 and
-    // 500.
+    // Writes: the first apply of each of three Deployments is throttled, refused with 503, or
+    // refused with 500. Each fault names its object, so that a late reconciliation of the one
+    // above cannot take it.
     let is_apply = |r: &&RequestRecord| r.method == "PATCH" && r.path.contains("/deployments/");
     let requests_before = server.request_count();
     let from = operator.stdout().lines().count();
-    for fault in [
-        RequestFault::new(
-            429,
-            "TooManyRequests",
-            "the server has received too many requests",
-        )
-        .retry_after(1),
-        RequestFault::new(
-            503,
-            "ServiceUnavailable",
-            "the server is currently unable to handle the request",
+    for (name, fault) in [
+        (
+            "throttled",
+            RequestFault::new(
+                429,
+                "TooManyRequests",
+                "the server has received too many requests",
+            )
+            .retry_after(1),
         ),
-        RequestFault::new(
-            500,
-            "InternalError",
-            "Internal error occurred: etcdserver: leader changed",
+        (
+            "unavailable",
+            RequestFault::new(
+                503,
+                "ServiceUnavailable",
+                "the server is currently unable to handle the request",
+            ),
+        ),
+        (
+            "failing",
+            RequestFault::new(
+                500,
+                "InternalError",
+                "Internal error occurred: etcdserver: leader changed",
+            ),
         ),
     ] {
-        server.fail_requests(fault.verb("patch").resource("deployments").times(1));
+        let child = format!("{name}-memcached");
+        server.fail_requests(
+            fault
+                .verb("patch")
+                .resource("deployments")
+                .name(&child)
+                .times(1),
+        );
     }
     let names = ["throttled", "unavailable", "failing"];
     for name in names {
@@ -868,20 +885,18 @@ fn the_operator_rides_out_throttling_server_errors_and_expired_watches() {
             || operator.logs(),
         );
     }
-    // Every fault was used up and each refused apply asked again: the faults answer the first
-    // three applies in their order, so the first was throttled, and its retry waited for
-    // Retry-After (kube's client retries 429 and 503 itself; a 500 fails the reconciliation).
+    // Every fault was used up and each refused apply asked again; the throttled one's retry
+    // waited for Retry-After (kube's client retries 429 and 503 itself; a 500 fails the
+    // reconciliation).
     let requests = server.requests();
     let applies: Vec<&RequestRecord> = requests[requests_before..]
         .iter()
         .filter(is_apply)
+        .filter(|r| r.path.ends_with("/throttled-memcached"))
         .collect();
-    assert!(applies.len() >= 2 * names.len(), "{applies:#?}");
-    let throttled = applies[0];
-    let retried = applies[1..]
-        .iter()
-        .find(|r| r.path == throttled.path)
-        .expect("the throttled apply is asked again");
+    let [throttled, retried, ..] = applies[..] else {
+        panic!("the throttled apply is not asked again: {applies:#?}");
+    };
     assert!(
         retried.at - throttled.at >= Duration::from_millis(950),
         "retried {:?} after a 429 with Retry-After: 1",

@@ -803,7 +803,7 @@ fn create_api_adds_kinds_that_build_and_run() {
     for shared in [
         "reconcile::run(",
         "reconcile::finalize(",
-        "apply_owned(",
+        "apply_child(",
         "apply_status(",
     ] {
         assert!(added.contains(shared), "{shared} not used:\n{added}");

@@ -150,12 +150,10 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
         "server.rs",
         "leader.rs",
         "shutdown.rs",
-        "telemetry.rs",
         "tls.rs",
         // What every controller shares, written once: `create api` adds controllers that use it.
         "reconcile/mod.rs",
         "reconcile/backoff.rs",
-        "reconcile/ownership.rs",
         "reconcile/rollout.rs",
         "reconcile/status.rs",
         "reconcile/testing.rs",

@@ -72,6 +72,7 @@ const TYPES_IN_GENERATED_CODE: &[&str] = &[
 const LOCALS_IN_CONTROLLER: &[&str] = &[
     "api_error",
     "apply",
+    "apply_child",
     "apply_deployment",
     "child_name",
     "cleanup",

@@ -37,8 +37,7 @@ pub enum Lost {
 pub struct Candidate {
     api: Api<Lease>,
     name: String,
-    /// `namespace/name`, for messages.
-    lease: String,
+    lease: String, // `namespace/name`, for messages
     identity: String,
     /// The Lease's spec as last read, and since when this replica has seen it unchanged.
     seen: (Option<LeaseSpec>, Instant),

@@ -79,6 +79,8 @@ pub struct RequestFault {
     pub verb: Option<String>,
     /// Only this resource (a plural).
     pub resource: Option<String>,
+    /// Only requests naming this object.
+    pub name: Option<String>,
     /// How many more requests get it; `None`: all, until lifted.
     pub remaining: Option<usize>,
     /// No answer until the fault is lifted (then the error), as a request stuck in a slow
@@ -95,6 +97,7 @@ impl RequestFault {
             retry_after: None,
             verb: None,
             resource: None,
+            name: None,
             remaining: None,
             hang: false,
         }
@@ -131,15 +134,21 @@ impl RequestFault {
         self
     }
 
+    pub fn name(mut self, name: &str) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
     pub fn times(mut self, count: usize) -> Self {
         self.remaining = Some(count);
         self
     }
 
-    fn matches(&self, verb: &str, t: &ResourceType) -> bool {
+    fn matches(&self, verb: &str, t: &ResourceType, name: Option<&str>) -> bool {
         self.remaining != Some(0)
             && self.verb.as_deref().is_none_or(|v| v == verb)
             && self.resource.as_deref().is_none_or(|r| r == t.plural)
+            && self.name.as_deref().is_none_or(|n| Some(n) == name)
     }
 
     /// The answer's body: a Status as the API server writes one.
@@ -156,8 +165,9 @@ pub fn request_fault(
     faults: &mut [RequestFault],
     verb: &str,
     t: &ResourceType,
+    name: Option<&str>,
 ) -> Option<RequestFault> {
-    let fault = faults.iter_mut().find(|f| f.matches(verb, t))?;
+    let fault = faults.iter_mut().find(|f| f.matches(verb, t, name))?;
     if let Some(remaining) = &mut fault.remaining {
         *remaining -= 1;
     }

@@ -343,7 +343,12 @@ fn respond(parts: &hyper::http::request::Parts, body: &Bytes, state: &Shared) ->
     if let Some(refused) = refusal(&s, verb, &target) {
         return error_reply(&refused).into();
     }
-    if let Some(fault) = faults::request_fault(&mut s.scripts.request_faults, verb, &target.t) {
+    if let Some(fault) = faults::request_fault(
+        &mut s.scripts.request_faults,
+        verb,
+        &target.t,
+        target.name.as_deref(),
+    ) {
         if fault.hang {
             s.held += 1;
             return Outcome::Held(fault);

@@ -1,10 +1,10 @@
 //! What every controller shares, written once: how a controller runs ([`run`]: concurrency,
 //! graceful shutdown, logs, metrics, the backoff of failing objects), its errors ([`Error`]),
-//! the finalizer ([`finalize`]) and the helpers of the modules below. A kind's controller in
-//! `crate::controllers` holds only that kind's desired state; `create api` never copies these.
+//! the finalizer ([`finalize`]), children ([`apply_child`]) and the modules below. A kind's
+//! controller in `crate::controllers` holds only that kind's desired state; `create api` never
+//! copies these.
 
 pub mod backoff;
-pub mod ownership;
 pub mod rollout;
 pub mod status;
 #[cfg(test)]
@@ -18,7 +18,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use futures::StreamExt;
 use k8s_openapi::NamespaceResourceScope;
-use kube::api::ListParams;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use kube::api::{ListParams, Patch, PatchParams};
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::finalizer::{self, Event, finalizer};
 use kube::{Api, Resource, ResourceExt};
@@ -27,17 +28,13 @@ use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
-use crate::context::Context;
+use crate::context::{Context, MANAGER};
 
 /// A reconciliation that failed. [`Error::summary`] is what a status condition shows.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("the {kind} {name} is controlled by {owner}; delete it or rename its owner")]
-    OwnedElsewhere {
-        kind: String,
-        name: String,
-        owner: String,
-    },
+    #[error("{object} is controlled by {owner}; delete it or rename its owner")]
+    OwnedElsewhere { object: String, owner: String },
     /// A request failed; `action` is a verb ("read", "apply"), `object` what it was about.
     #[error("cannot {action} {object}: {source}")]
     Api {
@@ -208,6 +205,47 @@ where
         return Ok(Action::await_change());
     }
     reconcile(Event::Apply(object)).await
+}
+
+/// Server-side applies `child` as the child of `owner`, forcing the fields it sets, unless an
+/// object of its name is controlled by another owner: taking it over would fight that
+/// controller. One without a controller is adopted. Returns it as the API server stored it.
+pub async fn apply_child<K, C>(owner: &K, api: &Api<C>, mut child: C) -> Result<C, Error>
+where
+    K: Resource<DynamicType = ()>,
+    C: Resource<DynamicType = ()> + Clone + DeserializeOwned + Serialize + Debug,
+{
+    let name = child.name_any();
+    let object = format!("the {} {name}", C::kind(&()));
+    let failed = |action, source| Error::Api {
+        action,
+        object: object.clone(),
+        source,
+    };
+    let existing = api.get_opt(&name).await.map_err(|e| failed("read", e))?;
+    let controller = existing.as_ref().and_then(|e| {
+        e.owner_references()
+            .iter()
+            .find(|o| o.controller == Some(true))
+            .cloned()
+    });
+    if let Some(other) = controller.filter(|o| owner.uid() != Some(o.uid.clone())) {
+        let owner = format!("{}/{}", other.kind, other.name);
+        return Err(Error::OwnedElsewhere { object, owner });
+    }
+    // It goes with its owner, and a change to it reconciles the owner. As controller-runtime's
+    // (kube leaves it out), it blocks the owner's foreground deletion until it is gone: for
+    // that, `deploy/role.yaml` grants `update` on the owner's `finalizers`.
+    let reference = owner
+        .controller_owner_ref(&())
+        .map(|reference| OwnerReference {
+            block_owner_deletion: Some(true),
+            ..reference
+        });
+    child.meta_mut().owner_references = reference.map(|reference| vec![reference]);
+    let params = PatchParams::apply(MANAGER).force();
+    let applied = api.patch(&name, &params, &Patch::Apply(&child)).await;
+    applied.map_err(|e| failed("apply", e))
 }
 
 #[cfg(test)]
