@@ -455,6 +455,39 @@ fn the_generated_files_match_the_snapshot() {
     insta::assert_snapshot!("memcached_operator", generated);
 }
 
+/// Issue #34's "small enough to own" asks for a new project's code, outside its tests, well
+/// under 1,500 lines. It is 1,720 today (2,230 before that work): this holds the figure, counted
+/// as `scripts/generated-lines.py` counts it (every line, comments included), so that it only
+/// shrinks, and each controller within the 250 lines the issue allows a kind.
+const OWNED_LINES_MAX: usize = 1_750;
+
+#[test]
+fn a_new_project_does_not_grow_back() {
+    let work = tempfile::tempdir().unwrap();
+    let project = new_memcached_project(work.path(), "memcached-operator");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/generated-lines.py");
+    let output = Command::new("python3")
+        .arg(&script)
+        .arg(project.join("src"))
+        .output()
+        .expect("python3 runs scripts/generated-lines.py");
+    assert!(output.status.success(), "{output:?}");
+    let counts = String::from_utf8(output.stdout).unwrap();
+    let lines_of = |file: &str| -> usize {
+        let line = counts
+            .lines()
+            .find(|l| l.trim_start().split_once(' ').map(|(_, f)| f) == Some(file));
+        line.unwrap_or_else(|| panic!("{file} not counted:\n{counts}"))
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(lines_of("total") < OWNED_LINES_MAX, "{counts}");
+    assert!(lines_of("controllers/memcached.rs") <= 250, "{counts}");
+}
+
 /// Names that need care: keywords as module names (`Type`, `Match`), acronyms (`HTTPRoute`,
 /// `DNSRecord`), a group with many dots, version `v2beta3`.
 #[test]
