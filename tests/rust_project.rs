@@ -223,7 +223,7 @@ fn a_generated_project_builds_passes_its_tests_and_matches_its_crds() {
         "a_failed_apply_is_not_ready_at_the_current_generation_and_backs_off",
         "refuses_a_deployment_another_controller_owns",
         "creates_a_missing_lease_and_steps_down_when_renewals_hang",
-        "backoff_is_per_controller_and_forgets_deleted_objects",
+        "objects_of_two_kinds_with_one_name_count_apart",
         "without_the_finalizer_a_deleted_object_that_carries_it_is_released",
         "failures_back_off_exponentially",
     ] {
@@ -456,10 +456,10 @@ fn the_generated_files_match_the_snapshot() {
 }
 
 /// Issue #34's "small enough to own" asks for a new project's code, outside its tests, well
-/// under 1,500 lines. It is 1,720 today (2,230 before that work): this holds the figure, counted
+/// under 1,500 lines. It is 1,705 today (2,230 before that work): this holds the figure, counted
 /// as `scripts/generated-lines.py` counts it (every line, comments included), so that it only
 /// shrinks, and each controller within the 250 lines the issue allows a kind.
-const OWNED_LINES_MAX: usize = 1_750;
+const OWNED_LINES_MAX: usize = 1_725;
 
 #[test]
 fn a_new_project_does_not_grow_back() {

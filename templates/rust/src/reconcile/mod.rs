@@ -10,10 +10,8 @@ pub mod status;
 #[cfg(test)]
 pub mod testing;
 
-use std::collections::HashSet;
 use std::fmt::Debug;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Context as _;
 use futures::StreamExt;
@@ -22,6 +20,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{ListParams, Patch, PatchParams};
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::finalizer::{self, Event, finalizer};
+use kube::runtime::reflector::ObjectRef;
 use kube::{Api, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -84,7 +83,7 @@ impl Error {
 }
 
 /// Runs `controller` until `shutdown` is cancelled, then lets the reconciliations in flight
-/// finish. `name` labels its logs, metrics and backoff.
+/// finish. `name` labels its logs and metrics.
 pub async fn run<K, F, Fut>(
     name: &'static str,
     controller: Controller<K>,
@@ -111,25 +110,22 @@ where
     let store = controller.store();
     let timed = move |object: Arc<K>, ctx: Arc<Context>| {
         let timer = ctx.metrics.reconcile(name);
-        let uid = object.uid().unwrap_or_default();
+        let object_ref = ObjectRef::from_obj(object.as_ref()).erase();
         let reconciled = reconcile(object, ctx.clone());
         async move {
             let result = reconciled.await;
             drop(timer);
             if result.is_ok() {
-                ctx.backoff.reset(name, &uid);
+                ctx.backoff.reset(&object_ref);
             }
             result
         }
     };
     let policy = move |object: Arc<K>, error: &Error, ctx: Arc<Context>| {
-        let object_ref = kube::runtime::reflector::ObjectRef::from_obj(object.as_ref());
+        let object_ref = ObjectRef::from_obj(object.as_ref());
         warn!(controller = name, object = %object_ref, %error, "reconcile failed");
         ctx.metrics.reconcile_failure(name, error.reason());
-        Action::requeue(
-            ctx.backoff
-                .next_delay(name, &object.uid().unwrap_or_default()),
-        )
+        Action::requeue(ctx.backoff.next_delay(object_ref.erase()))
     };
     let reconciling = controller
         .run(timed, policy, ctx.clone())
@@ -140,7 +136,8 @@ where
                 // `policy` logged it, with the object.
                 Err(controller::Error::ReconcilerFailed(..)) => {}
                 Err(controller::Error::ObjectNotFound(object)) => {
-                    debug!(controller = name, %object, "object gone before its reconciliation")
+                    debug!(controller = name, %object, "object gone before its reconciliation");
+                    ctx.backoff.reset(&object);
                 }
                 // An unreachable API server, a missing permission...: kube's watcher retries with
                 // backoff and jitter, and says why nothing happens once per step.
@@ -150,15 +147,6 @@ where
             }
             std::future::ready(())
         });
-    // The backoff of deleted objects would otherwise stay for ever.
-    let prune = async {
-        let mut tick = tokio::time::interval(Duration::from_secs(60));
-        loop {
-            tick.tick().await;
-            let live: HashSet<String> = store.state().iter().filter_map(|o| o.uid()).collect();
-            ctx.backoff.retain_live(name, &live);
-        }
-    };
     // kube's graceful shutdown waits for the first listing of the cache, which a SIGTERM during
     // start-up (or a missing permission failing every list) would make wait for ever.
     let shutdown_before_listing = async {
@@ -170,7 +158,6 @@ where
     };
     tokio::select! {
         () = reconciling => {}
-        () = prune => {}
         () = shutdown_before_listing => {}
     }
     info!(controller = name, "stopped");
@@ -253,6 +240,8 @@ mod tests {
     //! The finalizer paths, on a ConfigMap: they are the same for every kind.
 
     use super::*;
+    use std::time::Duration;
+
     use http::{Method, StatusCode};
     use k8s_openapi::api::core::v1::ConfigMap;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
