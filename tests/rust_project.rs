@@ -714,6 +714,41 @@ fn assert_refused(args: &[&str], code: i32, fragments: &[&str]) {
     );
 }
 
+/// A kind the project has, asked for again in another group: its files are named after the kind
+/// alone, so the refusal says how to add a version instead, and nothing is written.
+#[test]
+fn the_same_kind_in_another_group_is_refused_with_the_way_out() {
+    let work = tempfile::tempdir().unwrap();
+    operator_rs(work.path())
+        .args(["new", "memcached-operator", "--kind=Memcached", "--yes"])
+        .assert()
+        .success();
+    let project = work.path().join("memcached-operator");
+    let before = read_tree(&project);
+    let output = operator_rs(&project)
+        .args([
+            "create",
+            "api",
+            "--api-version=cache.example.com/v1beta1",
+            "--kind=Memcached",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    for fragment in [
+        "Memcached is already a kind of this project, in memcached.example.com",
+        "src/controllers/memcached.rs",
+        "--api-version=memcached.example.com/VERSION",
+    ] {
+        assert!(
+            stderr.contains(fragment),
+            "missing {fragment:?} in {stderr}"
+        );
+    }
+    assert_eq!(read_tree(&project), before, "the project changed");
+}
+
 #[test]
 fn names_that_cannot_make_rust_are_usage_errors() {
     assert_refused(

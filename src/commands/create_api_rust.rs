@@ -34,6 +34,11 @@ pub fn run(ui: &Ui, args: &CreateApiArgs, root: &Path, mut project: Project) -> 
         names.plural = same_plural(existing, args.api.plural.as_deref())?;
     }
     ensure_new(&project, &names)?;
+    if existing.is_none()
+        && let Some(other) = apis.iter().find(|a| a.kind == names.kind)
+    {
+        return Err(same_kind_elsewhere(other, &names.group));
+    }
     let inputs::ApiNames {
         group,
         version,
@@ -100,6 +105,17 @@ pub fn run(ui: &Ui, args: &CreateApiArgs, root: &Path, mut project: Project) -> 
         Some(storage) => report_new_version(ui, &applied, storage, &new_api, conversion),
     }
     Ok(())
+}
+
+/// A kind the project has in another group: its controller and types are named after the kind
+/// alone, so a second one cannot have files of its own.
+fn same_kind_elsewhere(existing: &RustApi, group: &impl std::fmt::Display) -> anyhow::Error {
+    usage(format!(
+        "{kind} is already a kind of this project, in {existing_group}, and its files (src/controllers/{module}.rs among them) are named after the kind alone: a {kind} of {group} cannot have its own. To add a version of it, use --api-version={existing_group}/VERSION; for a kind of {group}, choose another --kind",
+        kind = existing.kind,
+        existing_group = existing.group,
+        module = existing.kind.snake(),
+    ))
 }
 
 /// A new version keeps its kind's plural: one CRD serves every version under one resource name.
