@@ -216,7 +216,7 @@ where
             .find(|o| o.controller == Some(true))
             .cloned()
     });
-    if let Some(other) = controller.filter(|o| owner.uid() != Some(o.uid.clone())) {
+    if let Some(other) = controller.filter(|o| owner.uid().as_deref() != Some(o.uid.as_str())) {
         let owner = format!("{}/{}", other.kind, other.name);
         return Err(Error::OwnedElsewhere { object, owner });
     }
