@@ -896,6 +896,38 @@ fn succeeded(output: std::process::Output, registry: &Registry) -> (String, Stri
     (stdout, stderr)
 }
 
+/// `build IMAGE --push` in `dir`, with the build argument `base_arg` (`BASE_IMAGE` or
+/// `RUNTIME_BASE_IMAGE`) naming the stand-in base made here; its stdout, once it succeeded.
+fn push_on_local_base(
+    dir: &Path,
+    image: &str,
+    base_arg: &str,
+    images: &DockerImages,
+    registry: &Registry,
+) -> String {
+    let output = operator_rs(dir)
+        .args(["build", image, "--push"])
+        .arg("--build-arg")
+        .arg(format!("{base_arg}={}", images.base()))
+        .env("DOCKER_CONFIG", images.config_dir())
+        .output()
+        .unwrap();
+    succeeded(output, registry).0
+}
+
+/// The operator-rs base that a build's `stdout` says it made here, tracked for removal.
+fn made_base(stdout: &str, images: &mut DockerImages) -> String {
+    let base = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Base image: "))
+        .and_then(|l| l.split(',').next())
+        .unwrap_or_default()
+        .to_string();
+    images.track(&base);
+    assert!(base.starts_with("localhost/operator-rs-base:"), "{stdout}");
+    base
+}
+
 /// The operator-rs binary under test: what `build` packages by default.
 fn operator_rs_binary() -> PathBuf {
     assert_cmd::cargo::cargo_bin("operator-rs")
@@ -916,23 +948,9 @@ fn the_operator_rs_runtime_image_runs_the_runtime() {
     let image = format!("{}/team/{}:v0.2.0", registry.host(), unique("runtime"));
     images.track(&image);
     // What the base made from this operator-rs builds on: distroless's cc, here made locally.
-    let output = operator_rs(&dir)
-        .args(["build", &image, "--push"])
-        .arg("--build-arg")
-        .arg(format!("RUNTIME_BASE_IMAGE={}", images.base()))
-        .env("DOCKER_CONFIG", images.config_dir())
-        .output()
-        .unwrap();
-    let (stdout, _) = succeeded(output, &registry);
+    let stdout = push_on_local_base(&dir, &image, "RUNTIME_BASE_IMAGE", &images, &registry);
     assert!(stdout.contains(&format!("Pushed {image}")), "{stdout}");
-    let base = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("Base image: "))
-        .and_then(|l| l.split(',').next())
-        .unwrap_or_default()
-        .to_string();
-    images.track(&base);
-    assert!(base.starts_with("localhost/operator-rs-base:"), "{stdout}");
+    let base = made_base(&stdout, &mut images);
     assert!(
         stdout.contains(&format!(
             "made here from this operator-rs ({})",
@@ -1134,22 +1152,8 @@ fn a_project_switches_runtimes_as_the_readme_says() {
     switch_runtime(&dir, "operator-rs");
     let image = format!("{}/team/{}:v0.2.0", registry.host(), unique("switched"));
     images.track(&image);
-    let output = operator_rs(&dir)
-        .args(["build", &image, "--push"])
-        .arg("--build-arg")
-        .arg(format!("RUNTIME_BASE_IMAGE={}", images.base()))
-        .env("DOCKER_CONFIG", images.config_dir())
-        .output()
-        .unwrap();
-    let (stdout, _) = succeeded(output, &registry);
-    let base = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("Base image: "))
-        .and_then(|l| l.split(',').next())
-        .unwrap_or_default()
-        .to_string();
-    images.track(&base);
-    assert!(base.starts_with("localhost/operator-rs-base:"), "{stdout}");
+    let stdout = push_on_local_base(&dir, &image, "RUNTIME_BASE_IMAGE", &images, &registry);
+    made_base(&stdout, &mut images);
     let config = oci::config(
         &registry.host(),
         &repository_of(&image, &registry),
@@ -1186,14 +1190,7 @@ fn a_project_switches_runtimes_as_the_readme_says() {
     let back = format!("{}/team/{}:v0.3.0", registry.host(), unique("back"));
     images.track(&back);
     // The helm-operator image cannot be pulled here: busybox stands in for it.
-    let output = operator_rs(&dir)
-        .args(["build", &back, "--push"])
-        .arg("--build-arg")
-        .arg(format!("BASE_IMAGE={}", images.base()))
-        .env("DOCKER_CONFIG", images.config_dir())
-        .output()
-        .unwrap();
-    let (stdout, _) = succeeded(output, &registry);
+    let stdout = push_on_local_base(&dir, &back, "BASE_IMAGE", &images, &registry);
     assert!(!stdout.contains("Base image:"), "{stdout}");
     let config = oci::config(&registry.host(), &repository_of(&back, &registry), "v0.3.0");
     assert_ne!(

@@ -214,6 +214,19 @@ impl Cluster {
             })
     }
 
+    /// The Deployment of the custom resource `owner`, once `operator` (still running) made it.
+    fn wait_for_child(&self, owner: &str, operator: &Running) -> Value {
+        wait_for(
+            &format!("the Deployment of {owner}"),
+            DEADLINE,
+            || {
+                operator.assert_running();
+                self.child_of(owner)
+            },
+            || operator.logs(),
+        )
+    }
+
     fn memcached(&self, name: &str) -> Option<Value> {
         self.server.object(GROUP, PLURAL, Some(NAMESPACE), name)
     }
@@ -313,15 +326,7 @@ fn a_custom_resource_is_reconciled_through_its_life() {
 
     // Create: a Deployment owned by the custom resource, Progressing until it rolls out.
     cluster.apply_memcached("cache", 2, "memcached:1.6-alpine");
-    let deployment = wait_for(
-        "the Deployment of the custom resource",
-        DEADLINE,
-        || {
-            operator.assert_running();
-            cluster.child_of("cache")
-        },
-        || operator.logs(),
-    );
+    let deployment = cluster.wait_for_child("cache", &operator);
     let child = deployment["metadata"]["name"].as_str().unwrap().to_string();
     let read = cluster.get("deployment", &child).unwrap();
     assert_eq!(read["spec"]["replicas"], 2, "{read}");
@@ -608,15 +613,7 @@ fn the_finalizer_switched_off_releases_objects_that_still_carry_it() {
     let cluster = Cluster::start();
     let operator = cluster.operator("operator", &[]);
     cluster.apply_memcached_with("kept", 1, "memcached:1.6-alpine", &[FINALIZER]);
-    wait_for(
-        "the Deployment of the custom resource",
-        DEADLINE,
-        || {
-            operator.assert_running();
-            cluster.child_of("kept")
-        },
-        || operator.logs(),
-    );
+    cluster.wait_for_child("kept", &operator);
     cluster.kubectl(&[
         "delete",
         "memcached",
@@ -732,15 +729,7 @@ fn the_operator_rides_out_the_api_server_going_away() {
         ],
     );
     cluster.apply_memcached("before", 1, "memcached:1.6-alpine");
-    let child = wait_for(
-        "the Deployment of the custom resource",
-        DEADLINE,
-        || {
-            operator.assert_running();
-            cluster.child_of("before")
-        },
-        || operator.logs(),
-    )["metadata"]["name"]
+    let child = cluster.wait_for_child("before", &operator)["metadata"]["name"]
         .as_str()
         .unwrap()
         .to_string();
@@ -777,15 +766,7 @@ fn the_operator_rides_out_the_api_server_going_away() {
         during.join("\n")
     );
 
-    wait_for(
-        "the custom resource created during the cut to get its Deployment",
-        DEADLINE,
-        || {
-            operator.assert_running();
-            cluster.child_of("during")
-        },
-        || operator.logs(),
-    );
+    cluster.wait_for_child("during", &operator);
     wait_for(
         "the Deployment deleted during the cut to come back",
         DEADLINE,
@@ -818,15 +799,7 @@ fn the_operator_rides_out_throttling_server_errors_and_expired_watches() {
     let server = &cluster.server;
     let operator = cluster.operator("operator", &[]);
     cluster.apply_memcached("before", 1, "memcached:1.6-alpine");
-    wait_for(
-        "the Deployment of the custom resource",
-        DEADLINE,
-        || {
-            operator.assert_running();
-            cluster.child_of("before")
-        },
-        || operator.logs(),
-    );
+    cluster.wait_for_child("before", &operator);
 
     // Writes: the first apply of each of three Deployments is throttled, refused with 503, or
     // refused with 500. Each fault names its object, so that a late reconciliation of the one
