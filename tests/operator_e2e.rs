@@ -117,6 +117,11 @@ impl Cluster {
             kubectl_cache: tempfile::tempdir().unwrap(),
             home: tempfile::tempdir().unwrap(),
         };
+        // Deployments roll out on the server's clock, as kube-controller-manager moves them: the
+        // operator only watches its Deployments and applies them, it never polls them.
+        cluster
+            .server
+            .set_rollout(Rollout::AfterDelay(Duration::from_millis(300)));
         let crd = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(crd.path(), &built().crd).unwrap();
         cluster.kubectl(&["apply", "--server-side", "-f", crd.path().to_str().unwrap()]);

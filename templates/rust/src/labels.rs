@@ -1,7 +1,6 @@
-//! Names and label values made from an object's name, kept within Kubernetes' limits: a name
-//! may have 253 characters, a label value 63. A value that does not fit keeps its start and
-//! ends with a hash of the whole, so long names that share a start still differ, and a name
-//! always gets the same value (a Deployment's selector never changes).
+//! Names and label values made from an object's name, within Kubernetes' limits. One that does
+//! not fit keeps its start and ends with a hash of the whole: long names that share a start
+//! still differ, and a name always gets the same value (a Deployment's selector never changes).
 
 pub const LABEL_VALUE_MAX: usize = 63;
 
@@ -19,16 +18,14 @@ pub fn bounded(value: &str, max: usize) -> String {
         return value.to_string();
     }
     let hash = format!("{:016x}", fnv1a(value.as_bytes()));
-    let mut end = max.saturating_sub(hash.len() + 1).min(value.len());
-    while !value.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = value.floor_char_boundary(max.saturating_sub(hash.len() + 1));
     // Names and label values start and end with an alphanumeric character.
     match value[..end].trim_end_matches(|c: char| !c.is_ascii_alphanumeric()) {
         "" => hash,
         start => format!("{start}-{hash}"),
     }
 }
+
 /// FNV-1a: stable across Rust versions, unlike `std`'s hasher, so a new build of the operator
 /// computes the same values as the old one.
 fn fnv1a(bytes: &[u8]) -> u64 {

@@ -1,21 +1,18 @@
 //! Leader election on a Lease, by client-go's rules, so that of several replicas one reconciles.
 //! A candidate takes the Lease when it is missing, has no holder, or has not changed for its
-//! `leaseDurationSeconds` on the candidate's own clock (immune to clock skew). Every write carries
-//! the `resourceVersion` read: of two racing candidates, one loses. The leader trusts a renewal
-//! for the renew deadline from its start, shorter than the lease: cut off from the API server,
-//! even by a request that never returns, it stops before anyone can take over.
+//! `leaseDurationSeconds` on the candidate's own clock (immune to clock skew); every write carries
+//! the `resourceVersion` read, so of two racing candidates one loses. A renewal counts for the
+//! renew deadline from its start: cut off from the API server, even by a request that never
+//! returns, the leader stops before anyone can take over.
 
-use std::hash::{BuildHasher, RandomState};
-use std::time::Duration;
+use std::{hash::BuildHasher, hash::RandomState, time::Duration};
 
 use anyhow::Context as _;
 use futures::FutureExt as _;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::Timestamp;
-use kube::Client;
-use kube::api::{Api, PostParams};
-use kube::runtime::watcher::DefaultBackoff;
+use kube::{Client, api::Api, api::PostParams, runtime::watcher::DefaultBackoff};
 use tokio::time::{Instant, sleep, timeout, timeout_at};
 use tracing::{info, warn};
 
@@ -24,7 +21,6 @@ const LEASE_DURATION: Duration = Duration::from_secs(15);
 const RENEW_DEADLINE: Duration = Duration::from_secs(10);
 const RETRY_PERIOD: Duration = Duration::from_secs(2);
 
-/// Why a leader stopped being one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Lost {
     #[error("the Lease could not be renewed within the renew deadline")]
@@ -41,6 +37,8 @@ pub struct Candidate {
     identity: String,
     /// The Lease's spec as last read, and since when this replica has seen it unchanged.
     seen: (Option<LeaseSpec>, Instant),
+    /// Holding the Lease, until when: each renewal moves it on.
+    deadline: Instant,
 }
 
 impl Candidate {
@@ -51,12 +49,13 @@ impl Candidate {
             lease: format!("{ns}/{name}"),
             identity: identity.to_string(),
             seen: (None, Instant::now()),
+            deadline: Instant::now(),
         }
     }
 
     /// Waits until this replica holds the Lease. Failures are retried with backoff, except those
     /// that waiting does not cure, which are returned.
-    pub async fn acquire(mut self) -> anyhow::Result<Leadership> {
+    pub async fn acquire(mut self) -> anyhow::Result<Candidate> {
         let mut backoff = DefaultBackoff::default();
         let mut failures = 0_u32;
         let started = loop {
@@ -78,10 +77,8 @@ impl Candidate {
             };
             sleep(wait).await;
         };
-        Ok(Leadership {
-            candidate: self,
-            deadline: started + RENEW_DEADLINE,
-        })
+        self.deadline = started + RENEW_DEADLINE;
+        Ok(self)
     }
 
     /// Creates, takes or renews the Lease if this replica may. Holding it, returns when this
@@ -124,23 +121,16 @@ impl Candidate {
             Err(e) => Err(e).with_context(|| format!("cannot write the Lease {}", self.lease)),
         }
     }
-}
 
-/// Holding the Lease until the renew deadline, which each renewal moves on.
-pub struct Leadership {
-    candidate: Candidate,
-    deadline: Instant,
-}
-
-impl Leadership {
     /// Renews the Lease every retry period while polled (keep one call polled for as long as
     /// leading). Resolves at the renew deadline, on its own timer even if a request hangs, or as
     /// soon as another replica holds the Lease.
     pub async fn lost(&mut self) -> Lost {
         let mut failures = 0_u32;
         loop {
-            let renewal = sleep(RETRY_PERIOD).then(|()| self.candidate.try_hold());
-            match timeout_at(self.deadline, renewal).await {
+            let deadline = self.deadline;
+            let renewal = sleep(RETRY_PERIOD).then(|()| self.try_hold());
+            match timeout_at(deadline, renewal).await {
                 Err(_) => return Lost::RenewDeadline,
                 Ok(Ok(None)) => return Lost::TakenOver,
                 Ok(Ok(Some(started))) => (failures, self.deadline) = (0, started + RENEW_DEADLINE),
@@ -159,15 +149,16 @@ impl Leadership {
     /// Gives the Lease up, if still held, so that a standby takes over at once. Tries once, for
     /// at most a retry period: an unreachable API server must not delay the exit.
     pub async fn release(self) {
-        let c = &self.candidate;
         let release = async {
-            let mut lease = c.api.get(&c.name).await?;
+            let mut lease = self.api.get(&self.name).await?;
             let spec = lease.spec.get_or_insert_default();
-            if spec.holder_identity.as_ref() == Some(&c.identity) {
+            if spec.holder_identity.as_ref() == Some(&self.identity) {
                 spec.holder_identity = None;
                 spec.lease_duration_seconds = Some(1);
                 spec.renew_time = Some(MicroTime(Timestamp::now()));
-                c.api.replace(&c.name, &Default::default(), &lease).await?;
+                self.api
+                    .replace(&self.name, &Default::default(), &lease)
+                    .await?;
             }
             Ok::<_, kube::Error>(())
         };

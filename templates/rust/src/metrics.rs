@@ -1,8 +1,6 @@
-//! The operator's Prometheus metrics, served on `/metrics`. Every name starts with the
-//! operator's prefix ([`crate::context::METRICS_PREFIX`]): `<prefix>_reconciliations_total`,
-//! `<prefix>_reconciliation_errors_total` and `<prefix>_reconcile_duration_seconds` by
-//! `controller` (one dashboard covers all the operator's kinds), `<prefix>_leader` (1 while this
-//! replica runs the controllers) and `<prefix>_build_info` (the version, always 1).
+//! The operator's Prometheus metrics, served on `/metrics`, each named after the operator
+//! ([`crate::context::METRICS_PREFIX`]) and labelled by `controller`, so that one dashboard
+//! covers all its kinds.
 
 use std::time::Instant;
 
@@ -27,7 +25,6 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    /// The metrics of an operator whose metric names start with `prefix`.
     pub fn new(prefix: &str) -> Self {
         let mut m = Metrics {
             registry: Registry::with_prefix(prefix),
@@ -37,26 +34,13 @@ impl Metrics {
             leader: Gauge::default(),
         };
         let r = &mut m.registry;
-        r.register(
-            "reconciliations",
-            "Reconciliations started",
-            m.reconciles.clone(),
-        );
-        r.register(
-            "reconciliation_errors",
-            "Reconciliations that failed",
-            m.failures.clone(),
-        );
-        r.register(
-            "reconcile_duration_seconds",
-            "Time a reconciliation took",
-            m.duration.clone(),
-        );
-        r.register(
-            "leader",
-            "1 while this replica runs the controllers: it holds the leader election Lease, or runs without leader election",
-            m.leader.clone(),
-        );
+        r.register("reconciliations", "Reconciliations", m.reconciles.clone());
+        let failures = "Failed reconciliations, by error";
+        r.register("reconciliation_errors", failures, m.failures.clone());
+        let duration = "Time a reconciliation took";
+        r.register("reconcile_duration_seconds", duration, m.duration.clone());
+        let leader = "1 while this replica runs the controllers (leading, or without election)";
+        r.register("leader", leader, m.leader.clone());
         let version = Info::new(vec![("version", env!("CARGO_PKG_VERSION"))]);
         r.register("build", "The operator's version", version);
         m

@@ -1,6 +1,4 @@
-//! The HTTP endpoints Kubernetes and Prometheus use: `/healthz` and `/readyz` on the health
-//! probe address, `/metrics` on the metrics address (over TLS and for the callers the API
-//! server allows, unless `--metrics-secure=false`).
+//! The HTTP endpoints Kubernetes and Prometheus use: `/healthz`, `/readyz` and `/metrics`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -92,8 +90,7 @@ async fn authorize(State(client): State<Client>, request: Request, next: Next) -
         Err(error) => {
             // Not the caller's fault: the API server could not be asked.
             warn!(%error, "cannot review a request with the API server");
-            let status = StatusCode::INTERNAL_SERVER_ERROR;
-            (status, "cannot review the request").into_response()
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
         }
     }
 }

@@ -1,30 +1,25 @@
-//! Stopping on SIGTERM (what Kubernetes sends) or Ctrl-C, as kube's `shutdown_on_signal` does:
-//! the first signal cancels a token, so that the operator stops watching, lets the
-//! reconciliations in flight finish and gives its Lease up; a second one exits at once.
+//! Stopping on SIGTERM or Ctrl-C as kube's `shutdown_on_signal` does: the first signal cancels
+//! a token (stop watching, finish the reconciliations in flight, give the Lease up), a second
+//! one exits at once.
 
 use tokio_util::sync::CancellationToken;
 use tracing::{error, info};
 
-pub fn on_signal() -> CancellationToken {
+pub fn on_signal() -> std::io::Result<CancellationToken> {
     let token = CancellationToken::new();
     let cancel = token.clone();
     // Registered before returning, so that a SIGTERM from then on is caught.
     #[cfg(unix)]
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::spawn(async move {
         for first in [true, false] {
             #[cfg(unix)]
-            let terminated = async {
-                match term.as_mut() {
-                    Some(term) => drop(term.recv().await),
-                    None => std::future::pending().await,
-                }
-            };
+            let terminated = term.recv();
             #[cfg(not(unix))]
-            let terminated = std::future::pending::<()>();
+            let terminated = std::future::pending::<Option<()>>();
             tokio::select! {
                 _ = tokio::signal::ctrl_c() => {}
-                () = terminated => {}
+                _ = terminated => {}
             }
             if first {
                 info!("shutting down; a second signal exits at once");
@@ -34,5 +29,5 @@ pub fn on_signal() -> CancellationToken {
         error!("second signal: exiting without finishing");
         std::process::exit(1);
     });
-    token
+    Ok(token)
 }

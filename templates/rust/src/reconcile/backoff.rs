@@ -1,13 +1,10 @@
-//! Per-object exponential backoff for failed reconciliations: 5s, 10s, 20s... up to 5 minutes,
-//! reset by the next success, as controller-runtime's work queue does. A broken object then
-//! costs little, and a fixed one recovers fast.
+//! Per-object exponential backoff for failed reconciliations, as controller-runtime's work
+//! queue does: 5s, 10s, 20s... up to 5 minutes, reset by the next success.
 
-use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
+use std::{collections::HashMap, time::Duration};
 
-use kube::api::DynamicObject;
-use kube::runtime::reflector::ObjectRef;
+use kube::{api::DynamicObject, runtime::reflector::ObjectRef};
 
 const BASE: Duration = Duration::from_secs(5);
 const MAX: Duration = Duration::from_secs(300);
@@ -27,8 +24,7 @@ impl ErrorBackoff {
         delay.min(MAX)
     }
 
-    /// Forgets `object`: it reconciled, or it is gone (a failing object always has a retry
-    /// scheduled, which finds it gone), so that no count outlives its object.
+    /// Forgets `object`: it reconciled, or it is gone (its scheduled retry found it gone).
     pub fn reset(&self, object: &ObjectRef<DynamicObject>) {
         let mut failures = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         failures.remove(object);

@@ -1,8 +1,6 @@
-//! What every controller shares, written once: how a controller runs ([`run`]: concurrency,
-//! graceful shutdown, logs, metrics, the backoff of failing objects), its errors ([`Error`]),
-//! the finalizer ([`finalize`]), children ([`apply_child`]) and the modules below. A kind's
-//! controller in `crate::controllers` holds only that kind's desired state; `create api` never
-//! copies these.
+//! What every controller shares, written once: how a controller runs ([`run`]), its errors
+//! ([`Error`]), the finalizer ([`finalize`]), children ([`apply_child`]) and the modules below.
+//! `create api` never copies these into a kind's controller.
 
 pub mod backoff;
 pub mod rollout;
@@ -10,32 +8,29 @@ pub mod status;
 #[cfg(test)]
 pub mod testing;
 
-use std::fmt::Debug;
-use std::sync::Arc;
+use std::{fmt::Debug, sync::Arc};
 
 use anyhow::Context as _;
-use futures::StreamExt;
-use k8s_openapi::NamespaceResourceScope;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use futures::{FutureExt, StreamExt};
+use k8s_openapi::{NamespaceResourceScope, apimachinery::pkg::apis::meta::v1::OwnerReference};
 use kube::api::{ListParams, Patch, PatchParams};
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::finalizer::{self, Event, finalizer};
 use kube::runtime::reflector::ObjectRef;
 use kube::{Api, Resource, ResourceExt};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use serde::{Serialize, de::DeserializeOwned};
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
 use crate::context::{Context, MANAGER};
 
-/// A reconciliation that failed. [`Error::summary`] is what a status condition shows.
+/// A reconciliation that failed. Its message is what a status condition shows, so it stays the
+/// same from one attempt to the next (a status change triggers another reconciliation): the
+/// server's own message is only in the logs, but for an invalid object.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("{object} is controlled by {owner}; delete it or rename its owner")]
-    OwnedElsewhere { object: String, owner: String },
-    /// A request failed; `action` is a verb ("read", "apply"), `object` what it was about.
-    #[error("cannot {action} {object}: {source}")]
+    /// A request failed; `action` is a verb ("apply"), `object` what it was about.
+    #[error("cannot {action} {object}: {}", why(source))]
     Api {
         action: &'static str,
         object: String,
@@ -50,8 +45,6 @@ impl Error {
     /// a few fixed values, never the message.
     pub fn reason(&self) -> &'static str {
         match self {
-            Error::OwnedElsewhere { .. } => "OwnedElsewhere",
-            Error::Api { action: "read", .. } => "ReadFailed",
             Error::Api { .. } => "ApplyFailed",
             Error::Finalizer(error) => match error.as_ref() {
                 finalizer::Error::ApplyFailed(e) | finalizer::Error::CleanupFailed(e) => e.reason(),
@@ -59,31 +52,22 @@ impl Error {
             },
         }
     }
+}
 
-    /// A stable message for a condition: the server's reason and code, never its message, which
-    /// changes on every attempt (and every status change triggers another reconciliation).
-    pub fn summary(&self) -> String {
-        let Error::Api {
-            action,
-            object,
-            source,
-        } = self
-        else {
-            return self.to_string();
-        };
-        let why = match source {
-            kube::Error::Api(status) => format!("{} (HTTP {})", status.reason, status.code),
-            kube::Error::HyperError(_) | kube::Error::Service(_) => {
-                "the API server did not answer".into()
-            }
-            _ => "the request failed (see the operator's logs)".into(),
-        };
-        format!("cannot {action} {object}: {why}")
+fn why(error: &kube::Error) -> String {
+    match error {
+        kube::Error::Api(status) if status.code == 422 => status.message.clone(),
+        kube::Error::Api(status) => format!("{} (HTTP {})", status.reason, status.code),
+        kube::Error::HyperError(_) | kube::Error::Service(_) => {
+            "the API server did not answer".into()
+        }
+        _ => "the request failed (see the operator's logs)".into(),
     }
 }
 
 /// Runs `controller` until `shutdown` is cancelled, then lets the reconciliations in flight
-/// finish. `name` labels its logs and metrics.
+/// finish. `name` labels its logs and metrics. A failing object is retried with a backoff of
+/// its own ([`backoff`]).
 pub async fn run<K, F, Fut>(
     name: &'static str,
     controller: Controller<K>,
@@ -98,10 +82,8 @@ where
     Fut: Future<Output = Result<Action, Error>> + Send + 'static,
 {
     // A missing CRD would otherwise show only as watch failures, retried for ever.
-    let listed = ctx
-        .api::<K>(&ctx.client)
-        .list(&ListParams::default().limit(1))
-        .await;
+    let first = ListParams::default().limit(1);
+    let listed = ctx.api::<K>(&ctx.client).list(&first).await;
     listed.with_context(|| format!("the {name} controller cannot list its objects: is its CRD installed? (kubectl apply -f deploy/crds/)"))?;
     info!(controller = name, concurrency = ctx.concurrency, "starting");
     let controller = controller
@@ -110,43 +92,31 @@ where
     let store = controller.store();
     let timed = move |object: Arc<K>, ctx: Arc<Context>| {
         let timer = ctx.metrics.reconcile(name);
-        let object_ref = ObjectRef::from_obj(object.as_ref()).erase();
-        let reconciled = reconcile(object, ctx.clone());
-        async move {
-            let result = reconciled.await;
-            drop(timer);
-            if result.is_ok() {
-                ctx.backoff.reset(&object_ref);
-            }
-            result
-        }
+        reconcile(object, ctx).inspect(move |_| drop(timer))
     };
     let policy = move |object: Arc<K>, error: &Error, ctx: Arc<Context>| {
         let object_ref = ObjectRef::from_obj(object.as_ref());
-        warn!(controller = name, object = %object_ref, %error, "reconcile failed");
+        warn!(controller = name, object = %object_ref, ?error, "reconcile failed");
         ctx.metrics.reconcile_failure(name, error.reason());
         Action::requeue(ctx.backoff.next_delay(object_ref.erase()))
     };
-    let reconciling = controller
-        .run(timed, policy, ctx.clone())
-        .for_each(|result| {
-            match result {
-                // Success is no news: the changes it made were logged where they were made.
-                Ok((object, _)) => debug!(controller = name, %object, "reconciled"),
-                // `policy` logged it, with the object.
-                Err(controller::Error::ReconcilerFailed(..)) => {}
-                Err(controller::Error::ObjectNotFound(object)) => {
-                    debug!(controller = name, %object, "object gone before its reconciliation");
-                    ctx.backoff.reset(&object);
-                }
-                // An unreachable API server, a missing permission...: kube's watcher retries with
-                // backoff and jitter, and says why nothing happens once per step.
-                Err(error) => {
-                    warn!(controller = name, %error, "watch failed; retrying with backoff")
-                }
+    let results = controller.run(timed, policy, ctx.clone());
+    let reconciling = results.for_each(|result| {
+        match result {
+            // The changes it made were logged where they were made.
+            Ok((object, _)) => {
+                debug!(controller = name, %object, "reconciled");
+                ctx.backoff.reset(&object.erase());
             }
-            std::future::ready(())
-        });
+            // `policy` logged it, with the object.
+            Err(controller::Error::ReconcilerFailed(..)) => {}
+            Err(controller::Error::ObjectNotFound(object)) => ctx.backoff.reset(&object),
+            // An unreachable API server, a missing permission...: kube's watcher retries with
+            // backoff and jitter.
+            Err(error) => warn!(controller = name, %error, "watch failed; retrying with backoff"),
+        }
+        std::future::ready(())
+    });
     // kube's graceful shutdown waits for the first listing of the cache, which a SIGTERM during
     // start-up (or a missing permission failing every list) would make wait for ever.
     let shutdown_before_listing = async {
@@ -182,9 +152,7 @@ where
 {
     let deleted = object.meta().deletion_timestamp.is_some();
     if with_finalizer || deleted && object.finalizers().iter().any(|f| f == name) {
-        let namespace = object.namespace().unwrap_or_default();
-        let api: Api<K> = Api::namespaced(ctx.client.clone(), &namespace);
-        let finalized = finalizer(&api, name, object, reconcile).await;
+        let finalized = finalizer(&ctx.namespaced(object.as_ref()), name, object, reconcile).await;
         return finalized.map_err(|e| Error::Finalizer(Box::new(e)));
     }
     if deleted {
@@ -194,35 +162,17 @@ where
     reconcile(Event::Apply(object)).await
 }
 
-/// Server-side applies `child` as the child of `owner`, forcing the fields it sets, unless an
-/// object of its name is controlled by another owner: taking it over would fight that
-/// controller. One without a controller is adopted. Returns it as the API server stored it.
+/// Server-side applies `child` as the child of `owner`, forcing the fields it sets. An object of
+/// its name that another owner controls is not taken over: the API server refuses an object a
+/// second controller. One without a controller is adopted. Returns it as the API server stored it.
 pub async fn apply_child<K, C>(owner: &K, api: &Api<C>, mut child: C) -> Result<C, Error>
 where
     K: Resource<DynamicType = ()>,
     C: Resource<DynamicType = ()> + Clone + DeserializeOwned + Serialize + Debug,
 {
-    let name = child.name_any();
-    let object = format!("the {} {name}", C::kind(&()));
-    let failed = |action, source| Error::Api {
-        action,
-        object: object.clone(),
-        source,
-    };
-    let existing = api.get_opt(&name).await.map_err(|e| failed("read", e))?;
-    let controller = existing.as_ref().and_then(|e| {
-        e.owner_references()
-            .iter()
-            .find(|o| o.controller == Some(true))
-            .cloned()
-    });
-    if let Some(other) = controller.filter(|o| owner.uid().as_deref() != Some(o.uid.as_str())) {
-        let owner = format!("{}/{}", other.kind, other.name);
-        return Err(Error::OwnedElsewhere { object, owner });
-    }
-    // It goes with its owner, and a change to it reconciles the owner. As controller-runtime's
-    // (kube leaves it out), it blocks the owner's foreground deletion until it is gone: for
-    // that, `deploy/role.yaml` grants `update` on the owner's `finalizers`.
+    // As controller-runtime's (kube leaves it out), the reference blocks the owner's foreground
+    // deletion until the child is gone: for that, `deploy/role.yaml` grants `update` on the
+    // owner's `finalizers`.
     let reference = owner
         .controller_owner_ref(&())
         .map(|reference| OwnerReference {
@@ -230,9 +180,13 @@ where
             ..reference
         });
     child.meta_mut().owner_references = reference.map(|reference| vec![reference]);
-    let params = PatchParams::apply(MANAGER).force();
+    let (name, params) = (child.name_any(), PatchParams::apply(MANAGER).force());
     let applied = api.patch(&name, &params, &Patch::Apply(&child)).await;
-    applied.map_err(|e| failed("apply", e))
+    applied.map_err(|source| Error::Api {
+        action: "apply",
+        object: format!("the {} {name}", C::kind(&())),
+        source,
+    })
 }
 
 #[cfg(test)]
@@ -281,9 +235,9 @@ mod tests {
                     .boxed(),
             ),
         };
-        let first = forbidden("request 1 was forbidden").summary();
+        let first = forbidden("request 1 was forbidden").to_string();
         assert_eq!(first, "cannot apply the Deployment d: Forbidden (HTTP 403)");
-        assert_eq!(first, forbidden("request 2 was forbidden").summary());
+        assert_eq!(first, forbidden("request 2 was forbidden").to_string());
         assert_eq!(forbidden("").reason(), "ApplyFailed");
     }
 

@@ -1,5 +1,4 @@
-//! How a Deployment's rollout is doing, read from its status as `kubectl rollout status` reads
-//! it, for controllers whose children are Deployments.
+//! How a Deployment's rollout is doing, read from its status as `kubectl rollout status` does.
 
 use k8s_openapi::api::apps::v1::Deployment;
 

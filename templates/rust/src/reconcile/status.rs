@@ -1,21 +1,22 @@
 //! The status every controller reports: `Ready`, `Progressing` and `Degraded` conditions,
-//! written by server-side apply under the operator's field manager (so conditions other tools
-//! write stay theirs, and a type the operator stops sending is dropped), and an event per change.
+//! applied under the operator's field manager (so conditions other tools write stay theirs, and
+//! a type the operator stops sending is dropped), and an event per change.
 
 use std::fmt::Debug;
 
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{Api, Patch, PatchParams};
+use kube::api::{Patch, PatchParams};
 use kube::runtime::events::{Event, EventType};
 use kube::{Resource, ResourceExt};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use serde::{Serialize, de::DeserializeOwned};
 use tracing::{info, warn};
 
 use super::Error;
 use crate::context::{Context, MANAGER};
+
+const TYPES: [&str; 3] = ["Ready", "Progressing", "Degraded"];
 
 /// How an object is doing; the message says how much of it runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,17 +28,16 @@ pub enum Health {
 }
 
 impl Health {
-    /// A failed reconciliation, with its stable summary.
     pub fn failed(error: &Error) -> Health {
-        Health::Degraded(error.reason(), error.summary())
+        Health::Degraded(error.reason(), error.to_string())
     }
 
     /// The three conditions at `generation`, keeping the `lastTransitionTime` of `previous`
     /// where the status did not change.
     pub fn conditions(&self, generation: Option<i64>, previous: &[Condition]) -> Vec<Condition> {
         let fine = (false, "Reconciled", "the object's children are applied");
-        // (status, reason, message) of Ready, Progressing and Degraded.
-        let [ready, progressing, degraded] = match self {
+        // (status, reason, message) of each of TYPES.
+        let states = match self {
             Health::Ready(m) => [
                 (true, "Available", &**m),
                 (false, "RolloutComplete", m),
@@ -47,28 +47,24 @@ impl Health {
             Health::Degraded(r, why) => [(false, *r, &**why), (false, r, why), (true, r, why)],
         };
         let now = Time(Timestamp::now());
-        [
-            ("Ready", ready),
-            ("Progressing", progressing),
-            ("Degraded", degraded),
-        ]
-        .into_iter()
-        .map(|(type_, (status, reason, message))| {
-            let status = if status { "True" } else { "False" }.to_string();
-            let last_transition_time = match find(previous, type_) {
-                Some(before) if before.status == status => before.last_transition_time.clone(),
-                _ => now.clone(),
-            };
-            Condition {
-                type_: type_.to_string(),
-                status,
-                reason: reason.to_string(),
-                message: message.to_string(),
-                observed_generation: generation,
-                last_transition_time,
-            }
-        })
-        .collect()
+        let conditions = TYPES.into_iter().zip(states);
+        conditions
+            .map(|(type_, (status, reason, message))| {
+                let status = if status { "True" } else { "False" }.to_string();
+                let last_transition_time = match find(previous, type_) {
+                    Some(before) if before.status == status => before.last_transition_time.clone(),
+                    _ => now.clone(),
+                };
+                Condition {
+                    type_: type_.to_string(),
+                    status,
+                    reason: reason.to_string(),
+                    message: message.to_string(),
+                    observed_generation: generation,
+                    last_transition_time,
+                }
+            })
+            .collect()
     }
 }
 
@@ -77,27 +73,19 @@ pub fn find<'a>(conditions: &'a [Condition], type_: &str) -> Option<&'a Conditio
 }
 
 /// Applies `status` to `object`'s status subresource, forced: these fields are the operator's.
-pub async fn apply_status<K>(
-    object: &K,
-    ctx: &Context,
-    status: &impl Serialize,
-) -> Result<(), Error>
+pub async fn apply_status<K>(object: &K, ctx: &Context, status: impl Serialize) -> Result<(), Error>
 where
-    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>
-        + Clone
-        + DeserializeOwned
-        + Debug,
+    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>,
+    K: Clone + DeserializeOwned + Debug,
 {
-    let api: Api<K> = Api::namespaced(ctx.client.clone(), &object.namespace().unwrap_or_default());
-    let patch = serde_json::json!({
+    let patch = Patch::Apply(serde_json::json!({
         "apiVersion": K::api_version(&()),
         "kind": K::kind(&()),
         "status": status,
-    });
+    }));
     let params = PatchParams::apply(MANAGER).force();
-    let patched = api
-        .patch_status(&object.name_any(), &params, &Patch::Apply(patch))
-        .await;
+    let api = ctx.namespaced::<K>(object);
+    let patched = api.patch_status(&object.name_any(), &params, &patch).await;
     patched.map(drop).map_err(|source| Error::Api {
         action: "update the status of",
         object: object.name_any(),
@@ -105,8 +93,8 @@ where
     })
 }
 
-/// One event, and one line at info, per change of `Ready` or `Degraded`, never one per
-/// reconciliation. A first `Degraded=False` is no news.
+/// One event, and one line at info, per change of `Ready` (its status or reason), never one per
+/// reconciliation: a warning when the object is degraded.
 pub async fn publish_transitions<K>(
     object: &K,
     ctx: &Context,
@@ -115,25 +103,22 @@ pub async fn publish_transitions<K>(
 ) where
     K: Resource<DynamicType = ()>,
 {
-    for (type_, healthy) in [("Ready", "True"), ("Degraded", "False")] {
-        let Some(now) = find(current, type_) else {
-            continue;
-        };
-        let before = find(previous, type_).map(|c| c.status.as_str());
-        let news = before.is_some() || type_ == "Ready" || now.status != healthy;
-        if before == Some(now.status.as_str()) || !news {
-            continue;
-        }
-        // Not being ready yet is normal while pods start; being degraded is not.
-        let severity = if type_ == "Degraded" && now.status != healthy {
-            EventType::Warning
-        } else {
-            EventType::Normal
-        };
-        let (reason, note) = (&now.reason, &now.message);
-        info!(object = %object.name_any(), condition = type_, status = %now.status, %reason, %note, "status changed");
-        publish(object, ctx, severity, reason, note).await;
+    let Some(ready) = find(current, "Ready") else {
+        return;
+    };
+    let before = find(previous, "Ready").map(|c| (&c.status, &c.reason));
+    if before == Some((&ready.status, &ready.reason)) {
+        return;
     }
+    let (status, reason, note) = (&ready.status, &ready.reason, &ready.message);
+    info!(object = %object.name_any(), ready = %status, %reason, %note, "status changed");
+    let degraded = find(current, "Degraded").is_some_and(|c| c.status == "True");
+    let severity = if degraded {
+        EventType::Warning
+    } else {
+        EventType::Normal
+    };
+    publish(object, ctx, severity, reason, note).await;
 }
 
 /// Publishes an event on `object`. Events are advisory: a failure is logged, never fatal.
@@ -142,18 +127,13 @@ where
     K: Resource<DynamicType = ()>,
 {
     // events.k8s.io refuses a note over 1 KiB, and the event would be lost.
-    let note: String = note
-        .char_indices()
-        .take_while(|(i, c)| i + c.len_utf8() <= 1024)
-        .map(|(_, c)| c)
-        .collect();
-    let (action, secondary) = ("Reconcile".to_string(), None);
+    let note = note[..note.floor_char_boundary(1024)].to_string();
     let event = Event {
         type_,
         reason: reason.to_string(),
         note: Some(note),
-        action,
-        secondary,
+        action: "Reconcile".to_string(),
+        secondary: None,
     };
     if let Err(error) = ctx.recorder.publish(&event, &object.object_ref(&())).await {
         warn!(%error, "cannot publish event");

@@ -1,16 +1,14 @@
 //! A mocked API server for the controllers' tests (the tower-test pattern of kube-rs): a test
 //! scripts the requests it expects, answers them, and checks what the reconciler sent.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::{sync::Arc, time::Duration};
 
 use http::{Method, Request, Response, StatusCode};
-use kube::Client;
-use kube::client::Body;
+use kube::runtime::events::{Recorder, Reporter};
+use kube::{Client, client::Body};
 use serde_json::{Value, json};
 
-use crate::context::Context;
-use crate::metrics::Metrics;
+use crate::{context::Context, metrics::Metrics, reconcile::backoff::ErrorBackoff};
 
 pub type Handle = tower_test::mock::Handle<Request<Body>, Response<Body>>;
 
@@ -18,13 +16,15 @@ pub type Handle = tower_test::mock::Handle<Request<Body>, Response<Body>>;
 pub fn context() -> (Arc<Context>, Handle) {
     let (service, handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
     let client = Client::new(service, "default");
-    let ctx = Context::new(
-        client.clone(),
-        client,
-        None,
-        1,
-        Arc::new(Metrics::new("test")),
-    );
+    let ctx = Context {
+        client: client.clone(),
+        watch_client: client.clone(),
+        watch_namespace: None,
+        concurrency: 1,
+        recorder: Recorder::new(client, Reporter::from("test")),
+        metrics: Arc::new(Metrics::new("test")),
+        backoff: ErrorBackoff::default(),
+    };
     (Arc::new(ctx), handle)
 }
 
