@@ -145,7 +145,6 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
         plan.add(path, templates::render(template, &context)?);
     }
     for file in [
-        "labels.rs",
         "metrics.rs",
         "server.rs",
         "leader.rs",
