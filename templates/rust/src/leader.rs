@@ -1,9 +1,7 @@
-//! Leader election on a Lease, by client-go's rules, so that of several replicas one reconciles.
-//! A candidate takes the Lease when it is missing, has no holder, or has not changed for its
-//! `leaseDurationSeconds` on the candidate's own clock (immune to clock skew); every write carries
-//! the `resourceVersion` read, so of two racing candidates one loses. A renewal counts for the
-//! renew deadline from its start: cut off from the API server, even by a request that never
-//! returns, the leader stops before anyone can take over.
+//! Leader election on a Lease, by client-go's rules. A candidate takes the Lease when it is
+//! missing, has no holder, or has not changed for its duration on the candidate's own clock
+//! (immune to skew); a write carries the `resourceVersion` read, so of two racing candidates one
+//! loses. A renewal counts from its start: cut off, the leader stops before anyone takes over.
 
 use std::{hash::BuildHasher, hash::RandomState, time::Duration};
 

@@ -1,6 +1,5 @@
-//! The operator's Prometheus metrics, served on `/metrics`, each named after the operator
-//! ([`crate::context::METRICS_PREFIX`]) and labelled by `controller`, so that one dashboard
-//! covers all its kinds.
+//! The operator's Prometheus metrics on `/metrics`, named after it (`METRICS_PREFIX`) and
+//! labelled by `controller`, so that one dashboard covers all its kinds.
 
 use std::time::Instant;
 

@@ -21,8 +21,7 @@ use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
-/// How long a client may take over its handshake and request headers: a silent one must not
-/// hold a task and a file descriptor for good.
+/// How long a client may take over its handshake and request headers (a silent one holds a task).
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A certificate (then any intermediates) and the private key it is for, both PEM.
@@ -88,8 +87,7 @@ pub fn acceptor(cert: Arc<dyn ResolvesServerCert>) -> anyhow::Result<TlsAcceptor
     Ok(TlsAcceptor::from(Arc::new(config)))
 }
 
-/// Serves `router` over HTTPS until `shutdown`. Each connection gets its handshake and
-/// requests in a task of its own, so that a slow client holds up nobody else.
+/// Serves `router` over HTTPS until `shutdown`, a task per connection: a slow client stalls no one.
 pub async fn serve(
     listener: TcpListener,
     tls: TlsAcceptor,

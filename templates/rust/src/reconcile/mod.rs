@@ -66,8 +66,7 @@ fn why(error: &kube::Error) -> String {
 }
 
 /// Runs `controller` until `shutdown` is cancelled, then lets the reconciliations in flight
-/// finish. `name` labels its logs and metrics. A failing object is retried with a backoff of
-/// its own ([`backoff`]).
+/// finish. `name` labels its logs and metrics; a failing object is retried with [`backoff`].
 pub async fn run<K, F, Fut>(
     name: &'static str,
     controller: Controller<K>,
@@ -171,8 +170,7 @@ where
     C: Resource<DynamicType = ()> + Clone + DeserializeOwned + Serialize + Debug,
 {
     // As controller-runtime's (kube leaves it out), the reference blocks the owner's foreground
-    // deletion until the child is gone: for that, `deploy/role.yaml` grants `update` on the
-    // owner's `finalizers`.
+    // deletion until the child is gone: `deploy/role.yaml` grants `update` on its `finalizers`.
     let reference = owner
         .controller_owner_ref(&())
         .map(|reference| OwnerReference {

@@ -1,6 +1,5 @@
 //! The status every controller reports: `Ready`, `Progressing` and `Degraded` conditions,
-//! applied under the operator's field manager (so conditions other tools write stay theirs, and
-//! a type the operator stops sending is dropped), and an event per change.
+//! applied as the operator's own (conditions other tools write stay theirs), and its events.
 
 use std::fmt::Debug;
 
