@@ -636,6 +636,68 @@ fn the_finalizer_switched_off_releases_objects_that_still_carry_it() {
     assert_eq!(denied(&cluster.server, &built().role), Vec::<String>::new());
 }
 
+/// A Deployment of the child's name that another object controls is not taken over: the API
+/// server refuses the operator's apply, which would give it a second controller, and the custom
+/// resource's status says why.
+#[test]
+fn a_deployment_another_object_controls_is_left_alone() {
+    let cluster = Cluster::start();
+    let operator = cluster.operator("operator", &[]);
+    let apply = |object: Value| {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), object.to_string()).unwrap();
+        let path = file.path().to_str().unwrap();
+        cluster.kubectl(&["apply", "--server-side", "-n", NAMESPACE, "-f", path]);
+    };
+    apply(json!({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "someone-else", "namespace": NAMESPACE},
+    }));
+    let owner = cluster.get("configmap", "someone-else").unwrap();
+    let foreign = json!({
+        "apiVersion": "v1", "kind": "ConfigMap", "name": "someone-else",
+        "uid": owner["metadata"]["uid"], "controller": true,
+    });
+    apply(json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "taken-memcached", "namespace": NAMESPACE, "ownerReferences": [foreign]},
+        "spec": {
+            "selector": {"matchLabels": {"app": "other"}},
+            "template": {
+                "metadata": {"labels": {"app": "other"}},
+                "spec": {"containers": [{"name": "other", "image": "busybox"}]},
+            },
+        },
+    }));
+    cluster.apply_memcached("taken", 1, "memcached:1.6-alpine");
+    let degraded = wait_for(
+        "the custom resource to be Degraded",
+        DEADLINE,
+        || {
+            operator.assert_running();
+            let object = cluster.get("memcached", "taken")?;
+            condition_is(&object, "Degraded", "True").then_some(object)
+        },
+        || operator.logs(),
+    );
+    let message = condition(&degraded, "Degraded").unwrap()["message"].to_string();
+    assert!(
+        message.contains("cannot apply the Deployment taken-memcached")
+            && message.contains("Only one reference can have Controller set to true"),
+        "{message}"
+    );
+    let deployment = cluster.get("deployment", "taken-memcached").unwrap();
+    assert_eq!(
+        deployment["metadata"]["ownerReferences"],
+        json!([foreign]),
+        "{deployment}"
+    );
+    assert_eq!(
+        deployment["spec"]["template"]["spec"]["containers"][0]["image"],
+        "busybox"
+    );
+}
+
 /// With the finalizer switched on, the operator adds it, runs its cleanup at deletion and
 /// removes it, with no request its deploy/role.yaml does not allow (no 403 in a cluster).
 #[test]
