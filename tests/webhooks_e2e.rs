@@ -131,6 +131,18 @@ fn built() -> &'static Built {
         );
         eprintln!("built the generated operator in {:?}", started.elapsed());
         assert!(started.elapsed() < BUILD_DEADLINE);
+        // As `new` and the `create` commands leave it, so that the project's own CI
+        // (`cargo fmt --check`) passes.
+        let fmt = Command::new(cargo())
+            .args(["fmt", "--check"])
+            .current_dir(&project)
+            .output()
+            .unwrap();
+        assert!(
+            fmt.status.success(),
+            "the generated operator is not formatted:\n{}",
+            String::from_utf8_lossy(&fmt.stdout)
+        );
         let binary = generated_target_dir().join("debug").join(NAME);
         Built {
             project,
