@@ -195,6 +195,33 @@ pub fn refuse_creation(state: &State, t: &ResourceType, key: &Key) -> Result<(),
     Ok(())
 }
 
+/// An object has at most one controller among its owners, as the API server's metadata
+/// validation says: a second one is refused, whoever sent it.
+pub fn check_one_controller(t: &ResourceType, name: &str, object: &Value) -> Result<(), ApiError> {
+    let controllers: Vec<String> = owner_references(object)
+        .iter()
+        .filter(|r| r["controller"] == true)
+        .map(|r| {
+            format!(
+                "{}/{}",
+                r["kind"].as_str().unwrap_or(""),
+                r["name"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    let [first, second, ..] = controllers.as_slice() else {
+        return Ok(());
+    };
+    Err(ApiError::new(
+        422,
+        "Invalid",
+        format!(
+            "{} \"{name}\" is invalid: metadata.ownerReferences: Invalid value: []v1.OwnerReference{{...}}: Only one reference can have Controller set to true. Found \"true\" in references for {first} and {second}",
+            t.kind
+        ),
+    ))
+}
+
 /// An update of an object being deleted may only remove finalizers.
 pub fn check_finalizers(old: &Value, new: &Value, t: &ResourceType) -> Result<(), ApiError> {
     if !is_deleting(old) {

@@ -679,7 +679,7 @@ impl State {
         if t.is("apiextensions.k8s.io", "customresourcedefinitions") {
             validate_crd(&object)?;
         }
-        check_one_controller(t, &key.name, &object)?;
+        lifecycle::check_one_controller(t, &key.name, &object)?;
         if t.group == webhook_config::GROUP {
             webhook_config::validate(t, &object)?;
         }
@@ -921,39 +921,6 @@ fn check_name(body: &Value, name: &str) -> Result<(), ApiError> {
         )),
         _ => Ok(()),
     }
-}
-
-/// An object has at most one controller among its owners, as the API server's metadata
-/// validation says: a second one is refused, whoever sent it.
-fn check_one_controller(t: &ResourceType, name: &str, object: &Value) -> Result<(), ApiError> {
-    let references = object.pointer("/metadata/ownerReferences");
-    let controllers: Vec<String> = references
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|r| r["controller"] == true)
-        .map(|r| {
-            format!(
-                "{}/{}",
-                r["kind"].as_str().unwrap_or(""),
-                r["name"].as_str().unwrap_or("")
-            )
-        })
-        .collect();
-    let [first, second, ..] = controllers.as_slice() else {
-        return Ok(());
-    };
-    let kind = match t.group.as_str() {
-        "" => t.kind.clone(),
-        group => format!("{}.{group}", t.kind),
-    };
-    Err(ApiError::new(
-        422,
-        "Invalid",
-        format!(
-            "{kind} \"{name}\" is invalid: metadata.ownerReferences: Invalid value: []v1.OwnerReference{{...}}: Only one reference can have Controller set to true. Found \"true\" in references for {first} and {second}"
-        ),
-    ))
 }
 
 fn conflict_error(t: &ResourceType, name: &str, conflicts: &[fields::Conflict]) -> ApiError {
