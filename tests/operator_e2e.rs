@@ -122,23 +122,22 @@ impl Cluster {
         cluster
             .server
             .set_rollout(Rollout::AfterDelay(Duration::from_millis(300)));
-        let crd = tempfile::NamedTempFile::new().unwrap();
-        std::fs::write(crd.path(), &built().crd).unwrap();
-        cluster.kubectl(&["apply", "--server-side", "-f", crd.path().to_str().unwrap()]);
+        cluster.apply(&built().crd);
         cluster.kubectl(&["wait", "--for=condition=Established", &format!("crd/{CRD}")]);
         // kubectl create sends a protobuf Namespace, which the test server does not decode (it reads
         // protobuf Secrets, ConfigMaps and DeleteOptions only); apply sends JSON.
-        let namespace = tempfile::NamedTempFile::new().unwrap();
-        let object =
+        let namespace =
             json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}});
-        std::fs::write(namespace.path(), object.to_string()).unwrap();
-        cluster.kubectl(&[
-            "apply",
-            "--server-side",
-            "-f",
-            namespace.path().to_str().unwrap(),
-        ]);
+        cluster.apply(&namespace.to_string());
         cluster
+    }
+
+    /// `kubectl apply --server-side` of `manifest` (YAML or JSON), as the field manager `e2e`.
+    fn apply(&self, manifest: &str) {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), manifest).unwrap();
+        let path = file.path().to_str().unwrap();
+        self.kubectl(&["apply", "--server-side", "--field-manager=e2e", "-f", path]);
     }
 
     /// The real kubectl against the server; must succeed; its output as text.
@@ -191,15 +190,7 @@ impl Cluster {
         if !finalizers.is_empty() {
             object["metadata"]["finalizers"] = json!(finalizers);
         }
-        let file = tempfile::NamedTempFile::new().unwrap();
-        std::fs::write(file.path(), object.to_string()).unwrap();
-        self.kubectl(&[
-            "apply",
-            "--server-side",
-            "--field-manager=e2e",
-            "-f",
-            file.path().to_str().unwrap(),
-        ]);
+        self.apply(&object.to_string());
     }
 
     /// The Deployment the custom resource `owner` controls, read from the server.
@@ -643,22 +634,17 @@ fn the_finalizer_switched_off_releases_objects_that_still_carry_it() {
 fn a_deployment_another_object_controls_is_left_alone() {
     let cluster = Cluster::start();
     let operator = cluster.operator("operator", &[]);
-    let apply = |object: Value| {
-        let file = tempfile::NamedTempFile::new().unwrap();
-        std::fs::write(file.path(), object.to_string()).unwrap();
-        let path = file.path().to_str().unwrap();
-        cluster.kubectl(&["apply", "--server-side", "-n", NAMESPACE, "-f", path]);
-    };
-    apply(json!({
+    let config_map = json!({
         "apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "someone-else", "namespace": NAMESPACE},
-    }));
+    });
+    cluster.apply(&config_map.to_string());
     let owner = cluster.get("configmap", "someone-else").unwrap();
     let foreign = json!({
         "apiVersion": "v1", "kind": "ConfigMap", "name": "someone-else",
         "uid": owner["metadata"]["uid"], "controller": true,
     });
-    apply(json!({
+    let taken = json!({
         "apiVersion": "apps/v1", "kind": "Deployment",
         "metadata": {"name": "taken-memcached", "namespace": NAMESPACE, "ownerReferences": [foreign]},
         "spec": {
@@ -668,7 +654,8 @@ fn a_deployment_another_object_controls_is_left_alone() {
                 "spec": {"containers": [{"name": "other", "image": "busybox"}]},
             },
         },
-    }));
+    });
+    cluster.apply(&taken.to_string());
     cluster.apply_memcached("taken", 1, "memcached:1.6-alpine");
     let degraded = wait_for(
         "the custom resource to be Degraded",
@@ -1333,14 +1320,7 @@ fn leader_election_hands_over_when_the_leader_cannot_renew() {
 #[test]
 fn metrics_are_served_over_https_to_the_callers_the_api_server_allows() {
     let cluster = Cluster::start();
-    let role = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(role.path(), &built().metrics_reader_role).unwrap();
-    cluster.kubectl(&[
-        "apply",
-        "--server-side",
-        "-f",
-        role.path().to_str().unwrap(),
-    ]);
+    cluster.apply(&built().metrics_reader_role);
     let role_name = format!("{NAME}-metrics-reader");
     let binding = json!({
         "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -1349,14 +1329,7 @@ fn metrics_are_served_over_https_to_the_callers_the_api_server_allows() {
         "subjects": [{"kind": "ServiceAccount", "name": "prometheus", "namespace": NAMESPACE}],
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role_name},
     });
-    let binding_file = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(binding_file.path(), binding.to_string()).unwrap();
-    cluster.kubectl(&[
-        "apply",
-        "--server-side",
-        "-f",
-        binding_file.path().to_str().unwrap(),
-    ]);
+    cluster.apply(&binding.to_string());
     let service_account_groups = ["system:serviceaccounts", "system:serviceaccounts:demo"];
     cluster.server.add_token(
         "prometheus-token",

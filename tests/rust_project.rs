@@ -724,18 +724,14 @@ fn the_same_kind_in_another_group_is_refused_with_the_way_out() {
         .assert()
         .success();
     let project = work.path().join("memcached-operator");
-    let before = read_tree(&project);
-    let output = operator_rs(&project)
-        .args([
-            "create",
-            "api",
+    let stderr = create_api_refused(
+        &project,
+        &[
             "--api-version=cache.example.com/v1beta1",
             "--kind=Memcached",
-        ])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
+        ],
+        2,
+    );
     for fragment in [
         "Memcached is already a kind of this project, in memcached.example.com",
         "src/controllers/memcached.rs",
@@ -746,7 +742,21 @@ fn the_same_kind_in_another_group_is_refused_with_the_way_out() {
             "missing {fragment:?} in {stderr}"
         );
     }
-    assert_eq!(read_tree(&project), before, "the project changed");
+}
+
+/// `create api <args>` in `project`, which must exit with `code` and leave every file of the
+/// project as it was; what it wrote to standard error.
+fn create_api_refused(project: &Path, args: &[&str], code: i32) -> String {
+    let before = read_tree(project);
+    let output = operator_rs(project)
+        .args(["create", "api"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(code), "{args:?}: {stderr}");
+    assert!(read_tree(project) == before, "{args:?} changed the project");
+    stderr
 }
 
 #[test]
@@ -980,16 +990,7 @@ fn create_api_adds_kinds_that_build_and_run() {
         ],
         vec!["--kind=Deployment"],
     ] {
-        let before = read_tree(&project);
-        operator_rs(&project)
-            .args(["create", "api"])
-            .args(&args)
-            .assert()
-            .code(2);
-        assert!(
-            read_tree(&project) == before,
-            "{args:?} changed the project"
-        );
+        create_api_refused(&project, &args, 2);
     }
     operator_rs(&project)
         .args([
@@ -1079,26 +1080,12 @@ fn a_new_version_needs_the_kinds_crd_file() {
             None => std::fs::remove_file(&crd).unwrap(),
             Some(text) => std::fs::write(&crd, text).unwrap(),
         }
-        let before = read_tree(&project);
-        let output = operator_rs(&project)
-            .args([
-                "create",
-                "api",
-                "--api-version=cache.example.com/v1",
-                "--kind=Memcached",
-            ])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        let args = ["--api-version=cache.example.com/v1", "--kind=Memcached"];
+        let stderr = create_api_refused(&project, &args, 1);
         assert!(
             stderr.contains("deploy/crds/cache.example.com_memcacheds_crd.yaml")
                 && stderr.contains("operator-rs generate crds"),
-            "{stderr}"
-        );
-        assert!(
-            read_tree(&project) == before,
-            "{broken:?} changed the project"
+            "{broken:?}: {stderr}"
         );
     }
 }
