@@ -1197,7 +1197,8 @@ impl Replica {
     }
 
     fn reconciliations(&self) -> f64 {
-        self.sample("_reconciliations_total").unwrap_or(0.0)
+        self.sample("_reconcile_duration_seconds_count")
+            .unwrap_or(0.0)
     }
 }
 

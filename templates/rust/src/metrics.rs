@@ -16,7 +16,6 @@ const DURATION_BUCKETS: [f64; 9] = [0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0, 15.0, 
 pub struct Metrics {
     /// Where other parts of the operator (its webhooks) register their metrics, before it serves.
     pub registry: Registry,
-    reconciles: Family<[(&'static str, String); 1], Counter>,
     /// By controller and error: a short, bounded name (a message would explode cardinality).
     failures: Family<[(&'static str, String); 2], Counter>,
     duration: Family<[(&'static str, String); 1], Histogram>,
@@ -27,16 +26,14 @@ impl Metrics {
     pub fn new(prefix: &str) -> Self {
         let mut m = Metrics {
             registry: Registry::with_prefix(prefix),
-            reconciles: Family::default(),
             failures: Family::default(),
             duration: Family::new_with_constructor(|| Histogram::new(DURATION_BUCKETS)),
             leader: Gauge::default(),
         };
         let r = &mut m.registry;
-        r.register("reconciliations", "Reconciliations", m.reconciles.clone());
         let failures = "Failed reconciliations, by error";
         r.register("reconciliation_errors", failures, m.failures.clone());
-        let duration = "Time a reconciliation took";
+        let duration = "Time a reconciliation took (its _count counts them)";
         r.register("reconcile_duration_seconds", duration, m.duration.clone());
         let leader = "1 while this replica runs the controllers (leading, or without election)";
         r.register("leader", leader, m.leader.clone());
@@ -45,10 +42,9 @@ impl Metrics {
         m
     }
 
-    /// Counts a reconciliation and times it until the returned guard is dropped.
+    /// Times a reconciliation until the returned guard is dropped.
     pub fn reconcile(&self, controller: &str) -> ReconcileTimer {
         let labels = [("controller", controller.to_string())];
-        self.reconciles.get_or_create(&labels).inc();
         ReconcileTimer(self.duration.get_or_create(&labels).clone(), Instant::now())
     }
 
@@ -84,10 +80,6 @@ mod tests {
         metrics.set_leader(true);
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &metrics.registry).unwrap();
-        assert!(
-            text.contains("my_operator_reconciliations_total{controller=\"example\"} 1"),
-            "{text}"
-        );
         assert!(
             text.contains(
                 "my_operator_reconciliation_errors_total{controller=\"example\",error=\"kube\"} 1"

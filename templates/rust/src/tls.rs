@@ -9,19 +9,20 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use axum::Router;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
+use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
+use axum_server::{Handle, Server};
+use futures::FutureExt as _;
+use hyper_util::rt::TokioTimer;
 use rustls::crypto::ring as provider;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::{CertifiedKey, SingleCertAndKey};
-use tokio::{net::TcpListener, time::timeout};
-use tokio_rustls::TlsAcceptor;
+use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use tracing::{debug, info, warn};
+use tracing::{error, info, warn};
 
-/// How long a client may take over its handshake and request headers (a silent one holds a task).
+/// How long a client may take over its TLS handshake (a silent one holds a task).
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A certificate (then any intermediates) and the private key it is for, both PEM.
@@ -76,59 +77,35 @@ fn load(dir: &Path) -> anyhow::Result<Arc<CertifiedKey>> {
     certified_key(&read("tls.crt")?, &read("tls.key")?).context(dir.display().to_string())
 }
 
-/// A TLS acceptor serving the certificate `cert` resolves, over HTTP/1.1.
-pub fn acceptor(cert: Arc<dyn ResolvesServerCert>) -> anyhow::Result<TlsAcceptor> {
+/// The TLS configuration serving the certificate `cert` resolves, over HTTP/1.1.
+pub fn acceptor(cert: Arc<dyn ResolvesServerCert>) -> anyhow::Result<RustlsConfig> {
     let mut config =
         rustls::ServerConfig::builder_with_provider(Arc::new(provider::default_provider()))
             .with_safe_default_protocol_versions()?
             .with_no_client_auth()
             .with_cert_resolver(cert);
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Ok(TlsAcceptor::from(Arc::new(config)))
+    Ok(RustlsConfig::from_config(Arc::new(config)))
 }
 
-/// Serves `router` over HTTPS until `shutdown`, a task per connection: a slow client stalls no one.
+/// Serves `router` over HTTPS until `shutdown`, a task per connection: a slow client stalls no
+/// one, and one silent over its handshake (10 s) or its request headers (30 s) is dropped.
 pub async fn serve(
     listener: TcpListener,
-    tls: TlsAcceptor,
+    tls: RustlsConfig,
     router: Router,
     shutdown: CancellationToken,
 ) {
-    loop {
-        let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(error) => {
-                    // Out of file descriptors and the like: wait rather than spin.
-                    warn!(%error, "cannot accept a connection");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
-                }
-            },
-            () = shutdown.cancelled() => return,
-        };
-        let (tls, shutdown) = (tls.clone(), shutdown.clone());
-        let service = TowerToHyperService::new(router.clone());
-        tokio::spawn(async move {
-            let Ok(Ok(stream)) = timeout(HANDSHAKE_TIMEOUT, tls.accept(stream)).await else {
-                return debug!(%peer, "TLS handshake failed or timed out");
-            };
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(HANDSHAKE_TIMEOUT)
-                .serve_connection(TokioIo::new(stream), service);
-            tokio::pin!(connection);
-            let result = tokio::select! {
-                result = connection.as_mut() => result,
-                () = shutdown.cancelled() => {
-                    connection.as_mut().graceful_shutdown();
-                    connection.await
-                }
-            };
-            if let Err(error) = result {
-                debug!(%peer, %error, "connection ended with an error");
-            }
-        });
+    let (handle, stop) = (Handle::new(), shutdown.cancelled_owned());
+    let stopping = handle.clone();
+    tokio::spawn(stop.map(move |()| stopping.graceful_shutdown(None)));
+    let acceptor = RustlsAcceptor::new(tls).handshake_timeout(HANDSHAKE_TIMEOUT);
+    let server = Server::<std::net::SocketAddr>::from_listener(listener);
+    let mut server = server.acceptor(acceptor).handle(handle);
+    // hyper applies its header read timeout only with a timer.
+    server.http_builder().http1().timer(TokioTimer::new());
+    if let Err(error) = server.serve(router.into_make_service()).await {
+        error!(%error, "HTTPS server failed");
     }
 }
 
