@@ -272,6 +272,34 @@ fn create_webhook_leaves_an_edited_main_rs_alone_and_says_what_to_add() {
     assert!(lib_rs.contains("pub mod webhook_server;"), "{lib_rs}");
 }
 
+/// A project made before src/tls.rs used axum-server gets it in Cargo.toml, as `new` writes it.
+#[test]
+fn create_webhook_adds_the_crates_its_plumbing_needs_to_an_older_project() {
+    let parent = tempfile::tempdir().unwrap();
+    let project = support::project::new_memcached_operator(parent.path(), "older-operator");
+    let manifest_path = project.join("Cargo.toml");
+    let manifest = std::fs::read_to_string(&manifest_path).unwrap();
+    let line = manifest
+        .lines()
+        .find(|l| l.starts_with("axum-server = "))
+        .unwrap()
+        .to_string();
+    std::fs::write(&manifest_path, manifest.replace(&format!("{line}\n"), "")).unwrap();
+    let output = support::project::operator_rs(&project)
+        .args(["create", "webhook", "--kind=Memcached", "--validation"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stdout);
+    let complained = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{complained}");
+    assert!(said.contains("Cargo.toml now has axum-server"), "{said}");
+    let manifest = std::fs::read_to_string(&manifest_path).unwrap();
+    assert!(
+        manifest.contains(&format!("[dependencies]\n{line}\n")),
+        "{manifest}"
+    );
+}
+
 /// A test server with the namespace, and kubectl for it.
 struct Cluster {
     server: KubeServer,

@@ -123,6 +123,18 @@ pub fn run(ui: &Ui, args: CreateWebhookArgs) -> anyhow::Result<()> {
         }
     }
     changes.extend(process_changes(&root, &name, &mut manual)?);
+    let manifest = read(&root, "Cargo.toml")?;
+    let mut added_crates = Vec::new();
+    match webhook_scaffold::manifest_with_plumbing_dependencies(&manifest) {
+        Ok(Some((text, added))) => {
+            changes.add("Cargo.toml", text);
+            added_crates = added;
+        }
+        Ok(None) => {}
+        Err(why) => manual.push(format!(
+            "{why}: add the [dependencies] of src/tls.rs that a project made by `new` has (axum-server)"
+        )),
+    }
     let apis = rust_scaffold::registry_files(&name, &existing_apis(&project)?, true)
         .map_err(scaffold_error)?;
     for (path, file) in apis.iter().filter(|(path, _)| *path == "src/api/mod.rs") {
@@ -151,6 +163,13 @@ pub fn run(ui: &Ui, args: CreateWebhookArgs) -> anyhow::Result<()> {
     report_applied(ui, &applied);
     for step in manual {
         ui.warn(step);
+    }
+    if !added_crates.is_empty() {
+        // `operator-rs build` builds with --locked, which refuses a Cargo.lock without them.
+        ui.info(format!(
+            "Cargo.toml now has {}, which src/tls.rs uses: `cargo build` records it in Cargo.lock",
+            added_crates.join(", ")
+        ));
     }
     ui.info("Next: write your checks in src/webhooks/, then `operator-rs run` serves them on this machine, or `operator-rs build` and `operator-rs deploy` in the cluster.");
     Ok(())

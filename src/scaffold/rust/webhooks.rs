@@ -23,6 +23,46 @@ const PLUMBING: [&str; 5] = [
     "metrics.rs",
 ];
 
+/// Crates `src/tls.rs` uses that a project made by an older operator-rs may lack in its
+/// Cargo.toml: `create webhook` rewrites that file, so it adds them as `new` writes them.
+const PLUMBING_DEPENDENCIES: [&str; 1] = ["axum-server"];
+
+/// `manifest` (a project's Cargo.toml) with the lines of the plumbing's dependencies it lacks,
+/// after its `[dependencies]` header, and their names; `None` when it lacks none. An error names
+/// what keeps them from being added.
+pub fn manifest_with_plumbing_dependencies(
+    manifest: &str,
+) -> Result<Option<(String, Vec<&'static str>)>, String> {
+    let table: toml::Table = toml::from_str(manifest)
+        .map_err(|e| format!("Cargo.toml is not valid TOML ({})", e.message()))?;
+    let declared = table.get("dependencies").and_then(|d| d.as_table());
+    let missing: Vec<&str> = PLUMBING_DEPENDENCIES
+        .into_iter()
+        .filter(|name| !declared.is_some_and(|d| d.contains_key(*name)))
+        .collect();
+    if missing.is_empty() {
+        return Ok(None);
+    }
+    let template =
+        String::from_utf8_lossy(templates::raw("rust/Cargo.toml.tera").map_err(|e| e.to_string())?)
+            .into_owned();
+    let mut lines = Vec::new();
+    for name in &missing {
+        let prefix = format!("{name} = ");
+        let line = template.lines().find(|l| l.starts_with(&prefix));
+        lines.push(line.ok_or_else(|| format!("the Cargo.toml template has no {name}"))?);
+    }
+    let header = manifest.lines().position(|l| l.trim() == "[dependencies]");
+    let header = header.ok_or("Cargo.toml has no `[dependencies]` line to add them under")?;
+    let mut text: Vec<&str> = manifest.lines().collect();
+    text.splice(header + 1..header + 1, lines);
+    let mut text = text.join("\n");
+    if manifest.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(Some((text, missing)))
+}
+
 /// The webhooks of one kind, as `create webhook` records them.
 #[derive(Debug, Clone)]
 pub struct KindWebhooks {
@@ -344,6 +384,42 @@ mod tests {
             kind: Kind::parse("Memcached").unwrap(),
             plural: "memcacheds".to_string(),
         }
+    }
+
+    /// A Cargo.toml as an operator-rs from before axum-server wrote it.
+    const OLDER_MANIFEST: &str = "[package]\nname = \"op\"\n\n[dependencies]\nanyhow = \"1\"\n# a comment\nkube = \"5\"\n\n[dev-dependencies]\nhttp = \"1\"\n";
+
+    #[test]
+    fn an_older_manifest_gets_the_plumbing_dependencies_as_new_writes_them() {
+        let (text, added) = manifest_with_plumbing_dependencies(OLDER_MANIFEST)
+            .unwrap()
+            .unwrap();
+        assert_eq!(added, ["axum-server"]);
+        let template =
+            String::from_utf8_lossy(templates::raw("rust/Cargo.toml.tera").unwrap()).into_owned();
+        let line = template
+            .lines()
+            .find(|l| l.starts_with("axum-server = "))
+            .unwrap();
+        assert_eq!(
+            text,
+            OLDER_MANIFEST.replace("[dependencies]\n", &format!("[dependencies]\n{line}\n"))
+        );
+        let table: toml::Table = toml::from_str(&text).unwrap();
+        assert!(table["dependencies"].get("axum-server").is_some());
+        assert_eq!(manifest_with_plumbing_dependencies(&text), Ok(None));
+    }
+
+    #[test]
+    fn a_manifest_the_dependencies_cannot_go_into_is_refused_by_name() {
+        let without_table = "[package]\nname = \"op\"\n";
+        let error = manifest_with_plumbing_dependencies(without_table).unwrap_err();
+        assert!(error.contains("[dependencies]"), "{error}");
+        let broken = manifest_with_plumbing_dependencies("[dependencies\n").unwrap_err();
+        assert!(broken.contains("not valid TOML"), "{broken}");
+        // Declared as a table of its own, it is there.
+        let own_table = "[dependencies.axum-server]\nversion = \"0.8\"\n";
+        assert_eq!(manifest_with_plumbing_dependencies(own_table), Ok(None));
     }
 
     #[test]
