@@ -2,6 +2,7 @@
 //! and the rules that keep a kind or project name from clashing with the generated code.
 
 use crate::names::{Kind, ProjectName};
+use crate::scaffold::templates;
 
 /// Strict and reserved keywords of Rust 2024 (`gen` included), which cannot name a module or a
 /// variable without `r#`.
@@ -13,22 +14,24 @@ const KEYWORDS: &[&str] = &[
     "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
 ];
 
-/// Type names the generated API and controller modules import or define. A kind named like
-/// one of them (or whose `<Kind>Spec`/`<Kind>Status` is one of them) would not compile.
+/// Type names the modules a kind's type is named in import ([`KIND_SCOPED_TEMPLATES`]). A kind
+/// named like one of them (or whose `<Kind>Spec`/`<Kind>Status` is one of them) would not
+/// compile; a test keeps this list equal to what those templates import.
 const TYPES_IN_GENERATED_CODE: &[&str] = &[
     "Action",
-    "Health",
-    "Api",
     "Arc",
     "BTreeMap",
-    "Body",
+    "CancellationToken",
     "Capabilities",
-    "Client",
     "Condition",
     "Container",
     "Context",
     "Controller",
     "CustomResource",
+    "CustomResourceConversion",
+    "CustomResourceDefinition",
+    "CustomResourceExt",
+    "Denied",
     "Deployment",
     "DeploymentCondition",
     "DeploymentSpec",
@@ -38,33 +41,40 @@ const TYPES_IN_GENERATED_CODE: &[&str] = &[
     "Error",
     "Event",
     "EventType",
-    "Handle",
-    "HashSet",
+    "Health",
+    "Hook",
     "JsonSchema",
+    "KubeSchema",
     "LabelSelector",
     "Method",
     "ObjectMeta",
-    "OwnerReference",
-    "Patch",
-    "PatchParams",
     "PodSecurityContext",
     "PodSpec",
     "PodTemplateSpec",
-    "Request",
-    "Resource",
     "ResourceExt",
-    "Response",
-    "Result",
     "SeccompProfile",
     "SecurityContext",
-    "Self",
     "Serialize",
+    "ServiceReference",
     "StatusCode",
-    "String",
-    "Time",
-    "Timestamp",
     "Value",
-    "Vec",
+    "Verdict",
+    "WebhookClientConfig",
+    "WebhookConversion",
+];
+
+/// Prelude types those modules name without importing them.
+const PRELUDE_TYPES: &[&str] = &["Option", "Result", "Self", "String", "Vec"];
+
+/// The templates of the modules that name a kind's type, where its name must not clash.
+#[cfg(test)]
+const KIND_SCOPED_TEMPLATES: &[&str] = &[
+    "rust/src/api/kind.rs.tera",
+    "rust/src/api/mod.rs.tera",
+    "rust/src/controllers/kind.rs.tera",
+    "rust/src/webhooks/kind.rs.tera",
+    "rust/src/webhooks/kind_conversion.rs.tera",
+    "rust/src/webhooks/mod.rs.tera",
 ];
 
 /// Local variables and functions of the generated controller, which the variable holding the
@@ -170,34 +180,23 @@ const LOCALS_IN_CONTROLLER: &[&str] = &[
     "why",
 ];
 
-/// Package names Cargo refuses (besides keywords), and the direct dependencies of a generated
-/// project, whose crate names a package of the same name would shadow.
-const RESERVED_PACKAGES: &[&str] = &[
-    "alloc",
-    "core",
-    "proc_macro",
-    "std",
-    "test",
-    "anyhow",
-    "axum",
-    "clap",
-    "futures",
-    "http",
-    "k8s_openapi",
-    "kube",
-    "prometheus_client",
-    "schemars",
-    "serde",
-    "serde_json",
-    "serde_saphyr",
-    "thiserror",
-    "tokio",
-    "tokio_util",
-    "tower",
-    "tower_test",
-    "tracing",
-    "tracing_subscriber",
-];
+/// Package names Cargo refuses besides keywords.
+const RESERVED_PACKAGES: &[&str] = &["alloc", "core", "proc_macro", "std", "test"];
+
+/// Whether the generated project depends on a crate named `snake` (as its Cargo.toml template
+/// says), which a package of that name would shadow. A test keeps the template readable here.
+fn is_dependency(snake: &str) -> bool {
+    let Ok(template) = templates::raw("rust/Cargo.toml.tera") else {
+        return false;
+    };
+    let Ok(manifest) = toml::from_str::<toml::Table>(&String::from_utf8_lossy(template)) else {
+        return false;
+    };
+    ["dependencies", "dev-dependencies"]
+        .iter()
+        .filter_map(|table| manifest.get(*table)?.as_table())
+        .any(|deps| deps.keys().any(|name| name.replace('-', "_") == snake))
+}
 
 pub fn is_keyword(word: &str) -> bool {
     KEYWORDS.contains(&word)
@@ -231,6 +230,7 @@ pub fn kind_clash(kind: &Kind) -> Option<&'static str> {
     let status = format!("{name}Status");
     TYPES_IN_GENERATED_CODE
         .iter()
+        .chain(PRELUDE_TYPES)
         .find(|t| **t == name || **t == spec || **t == status)
         .copied()
 }
@@ -240,7 +240,7 @@ pub fn project_clash(name: &ProjectName) -> Option<String> {
     let snake = name.snake();
     if is_keyword(&snake) {
         Some(format!("\"{snake}\" is a Rust keyword"))
-    } else if RESERVED_PACKAGES.contains(&snake.as_str()) {
+    } else if RESERVED_PACKAGES.contains(&snake.as_str()) || is_dependency(&snake) {
         Some(format!(
             "the generated project already uses a crate named \"{snake}\" (or Cargo reserves it)"
         ))
@@ -308,13 +308,63 @@ mod tests {
         assert_eq!(kind_clash(&kind("Deployment")), Some("Deployment"));
         assert_eq!(kind_clash(&kind("Pod")), Some("PodSpec"));
         assert_eq!(kind_clash(&kind("Context")), Some("Context"));
+        assert_eq!(kind_clash(&kind("Verdict")), Some("Verdict"));
+        assert_eq!(kind_clash(&kind("Option")), Some("Option"));
         assert_eq!(kind_clash(&kind("Memcached")), None);
         assert_eq!(kind_clash(&kind("Type")), None);
+        // Types only the process-wide modules import, never beside a kind's type.
+        assert_eq!(kind_clash(&kind("Client")), None);
+    }
+
+    /// The CamelCase names of the `use` items of `text`, leaving out those glued to a template
+    /// expression (`{{ kind }}Spec`): the kind's own types.
+    fn imported_types(text: &str) -> Vec<String> {
+        let mut names = Vec::new();
+        for item in text.split("use ").skip(1) {
+            let item = item.split(';').next().unwrap_or_default();
+            let mut previous = ' ';
+            let mut word = String::new();
+            for c in item.chars().chain([' ']) {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    word.push(c);
+                    continue;
+                }
+                let glued = previous == '}';
+                if word.starts_with(|c: char| c.is_ascii_uppercase())
+                    && word.chars().any(|c| c.is_ascii_lowercase())
+                    && !glued
+                {
+                    names.push(std::mem::take(&mut word));
+                }
+                word.clear();
+                previous = c;
+            }
+        }
+        names
+    }
+
+    #[test]
+    fn the_clashing_types_are_what_the_kind_scoped_templates_import() {
+        let mut imported: Vec<String> = KIND_SCOPED_TEMPLATES
+            .iter()
+            .flat_map(|t| imported_types(&String::from_utf8_lossy(templates::raw(t).unwrap())))
+            .collect();
+        imported.sort();
+        imported.dedup();
+        assert_eq!(imported, TYPES_IN_GENERATED_CODE);
     }
 
     #[test]
     fn project_names_must_make_usable_crates() {
-        for bad in ["match", "kube", "tokio", "test", "serde-json"] {
+        for bad in [
+            "match",
+            "kube",
+            "tokio",
+            "test",
+            "serde-json",
+            "axum-server",
+            "rcgen",
+        ] {
             assert!(
                 project_clash(&ProjectName::parse(bad).unwrap()).is_some(),
                 "{bad}"
