@@ -1,7 +1,7 @@
 //! The operator's Prometheus metrics on `/metrics`, named after it (`METRICS_PREFIX`) and
 //! labelled by `controller`, so that one dashboard covers all its kinds.
 
-use std::time::Instant;
+use std::time::Duration;
 
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -42,10 +42,12 @@ impl Metrics {
         m
     }
 
-    /// Times a reconciliation until the returned guard is dropped.
-    pub fn reconcile(&self, controller: &str) -> ReconcileTimer {
+    /// Records that a reconciliation by `controller` took `took`.
+    pub fn reconciled(&self, controller: &str, took: Duration) {
         let labels = [("controller", controller.to_string())];
-        ReconcileTimer(self.duration.get_or_create(&labels).clone(), Instant::now())
+        self.duration
+            .get_or_create(&labels)
+            .observe(took.as_secs_f64());
     }
 
     /// Whether this replica runs the controllers now.
@@ -59,15 +61,6 @@ impl Metrics {
     }
 }
 
-/// Observes the time since its creation when dropped, so every return path is measured.
-pub struct ReconcileTimer(Histogram, Instant);
-
-impl Drop for ReconcileTimer {
-    fn drop(&mut self) {
-        self.0.observe(self.1.elapsed().as_secs_f64());
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,7 +68,7 @@ mod tests {
     #[test]
     fn counts_reconciles_and_errors_per_controller() {
         let metrics = Metrics::new("my_operator");
-        drop(metrics.reconcile("example"));
+        metrics.reconciled("example", Duration::ZERO);
         metrics.reconcile_failure("example", "kube");
         metrics.set_leader(true);
         let mut text = String::new();

@@ -8,11 +8,11 @@ pub mod status;
 #[cfg(test)]
 pub mod testing;
 
-use std::{fmt::Debug, sync::Arc};
+use std::{fmt::Debug, sync::Arc, time::Instant};
 
 use anyhow::Context as _;
 use futures::{FutureExt, StreamExt};
-use k8s_openapi::{NamespaceResourceScope, apimachinery::pkg::apis::meta::v1::OwnerReference};
+use k8s_openapi::NamespaceResourceScope;
 use kube::api::{ListParams, Patch, PatchParams};
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::finalizer::{self, Event, finalizer};
@@ -90,8 +90,8 @@ where
         .graceful_shutdown_on(shutdown.clone().cancelled_owned());
     let store = controller.store();
     let timed = move |object: Arc<K>, ctx: Arc<Context>| {
-        let timer = ctx.metrics.reconcile(name);
-        reconcile(object, ctx).inspect(move |_| drop(timer))
+        let (metrics, started) = (ctx.metrics.clone(), Instant::now());
+        reconcile(object, ctx).inspect(move |_| metrics.reconciled(name, started.elapsed()))
     };
     let policy = move |object: Arc<K>, error: &Error, ctx: Arc<Context>| {
         let object_ref = ObjectRef::from_obj(object.as_ref());
@@ -117,17 +117,12 @@ where
         std::future::ready(())
     });
     // kube's graceful shutdown waits for the first listing of the cache, which a SIGTERM during
-    // start-up (or a missing permission failing every list) would make wait for ever.
-    let shutdown_before_listing = async {
-        tokio::select! {
-            biased;
-            _ = store.wait_until_ready() => std::future::pending::<()>().await,
-            () = shutdown.cancelled() => {}
-        }
-    };
+    // start-up (or a missing permission failing every list) would make wait for ever. Once the
+    // cache is listed, the `None` pattern fails and that branch is disabled.
+    let listed = shutdown.run_until_cancelled(store.wait_until_ready());
     tokio::select! {
         () = reconciling => {}
-        () = shutdown_before_listing => {}
+        None = listed => {}
     }
     info!(controller = name, "stopped");
     Ok(())
@@ -171,13 +166,10 @@ where
 {
     // As controller-runtime's (kube leaves it out), the reference blocks the owner's foreground
     // deletion until the child is gone: `deploy/role.yaml` grants `update` on its `finalizers`.
-    let reference = owner
-        .controller_owner_ref(&())
-        .map(|reference| OwnerReference {
-            block_owner_deletion: Some(true),
-            ..reference
-        });
-    child.meta_mut().owner_references = reference.map(|reference| vec![reference]);
+    child.meta_mut().owner_references = owner.controller_owner_ref(&()).map(|mut reference| {
+        reference.block_owner_deletion = Some(true);
+        vec![reference]
+    });
     let (name, params) = (child.name_any(), PatchParams::apply(MANAGER).force());
     let applied = api.patch(&name, &params, &Patch::Apply(&child)).await;
     applied.map_err(|source| Error::Api {

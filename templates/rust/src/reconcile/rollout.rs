@@ -18,12 +18,11 @@ pub fn health(deployment: &Deployment, wanted: i32) -> (Health, i32) {
         observed.replicas.unwrap_or(0),
     ];
     // The deployment controller gave up waiting, or cannot create pods (a quota, a policy).
+    let conditions = observed.conditions.unwrap_or_default();
     let condition = |type_: &str, status: &str| {
-        let conditions = observed.conditions.as_deref().unwrap_or_default();
         conditions
             .iter()
             .find(|c| c.type_ == type_ && c.status == status)
-            .cloned()
     };
     let failure = condition("ReplicaFailure", "True");
     let deadline = condition("Progressing", "False")
@@ -31,7 +30,7 @@ pub fn health(deployment: &Deployment, wanted: i32) -> (Health, i32) {
     let health = if settled && counts.iter().all(|n| *n == wanted) {
         Health::Ready(message)
     } else if let (true, Some(failure)) = (settled, failure) {
-        let cause = failure.reason.unwrap_or_else(|| "unknown".into());
+        let cause = failure.reason.as_deref().unwrap_or("unknown");
         let why = format!("the Deployment cannot create pods ({cause})");
         Health::Degraded("ReplicaFailure", why)
     } else if let (true, Some(_)) = (settled, deadline) {

@@ -15,8 +15,6 @@ use tracing::{info, warn};
 use super::Error;
 use crate::context::{Context, MANAGER};
 
-const TYPES: [&str; 3] = ["Ready", "Progressing", "Degraded"];
-
 /// How an object is doing; the message says how much of it runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Health {
@@ -35,7 +33,7 @@ impl Health {
     /// where the status did not change.
     pub fn conditions(&self, generation: Option<i64>, previous: &[Condition]) -> Vec<Condition> {
         let fine = (false, "Reconciled", "the object's children are applied");
-        // (status, reason, message) of each of TYPES.
+        // (status, reason, message) of Ready, Progressing and Degraded.
         let states = match self {
             Health::Ready(m) => [
                 (true, "Available", &**m),
@@ -46,7 +44,7 @@ impl Health {
             Health::Degraded(r, why) => [(false, *r, &**why), (false, r, why), (true, r, why)],
         };
         let now = Time(Timestamp::now());
-        let conditions = TYPES.into_iter().zip(states);
+        let conditions = ["Ready", "Progressing", "Degraded"].into_iter().zip(states);
         conditions
             .map(|(type_, (status, reason, message))| {
                 let status = if status { "True" } else { "False" }.to_string();
@@ -111,11 +109,9 @@ pub async fn publish_transitions<K>(
     }
     let (status, reason, note) = (&ready.status, &ready.reason, &ready.message);
     info!(object = %object.name_any(), ready = %status, %reason, %note, "status changed");
-    let degraded = find(current, "Degraded").is_some_and(|c| c.status == "True");
-    let severity = if degraded {
-        EventType::Warning
-    } else {
-        EventType::Normal
+    let severity = match find(current, "Degraded") {
+        Some(degraded) if degraded.status == "True" => EventType::Warning,
+        _ => EventType::Normal,
     };
     publish(object, ctx, severity, reason, note).await;
 }
