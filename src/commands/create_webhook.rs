@@ -132,7 +132,8 @@ pub fn run(ui: &Ui, args: CreateWebhookArgs) -> anyhow::Result<()> {
         }
         Ok(None) => {}
         Err(why) => manual.push(format!(
-            "{why}: add the [dependencies] of src/tls.rs that a project made by `new` has (axum-server)"
+            "{why}: add the [dependencies] of src/tls.rs that a project made by `new` has ({})",
+            webhook_scaffold::PLUMBING_DEPENDENCIES.join(", ")
         )),
     }
     let apis = rust_scaffold::registry_files(&name, &existing_apis(&project)?, true)

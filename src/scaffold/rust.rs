@@ -96,6 +96,10 @@ pub fn check_names(name: &ProjectName, kind: &Kind) -> Result<(), RustScaffoldEr
     Ok(())
 }
 
+/// The template of a project's Cargo.toml. Besides rendering it, the scaffold reads which crates
+/// a project depends on from it (plain TOML: its only tags are quoted values).
+pub const MANIFEST_TEMPLATE: &str = "rust/Cargo.toml.tera";
+
 /// Every file of a new Rust operator project except `PROJECT`, which `commands` writes.
 pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
     check_names(&project.name, &project.kind)?;
@@ -113,7 +117,7 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
 
     let mut plan = FilePlan::new();
     for (path, template) in [
-        ("Cargo.toml", "rust/Cargo.toml.tera"),
+        ("Cargo.toml", MANIFEST_TEMPLATE),
         ("README.md", "rust/README.md.tera"),
         ("build/Dockerfile", "rust/build/Dockerfile.tera"),
         ("deploy/operator.yaml", "rust/deploy/operator.yaml.tera"),

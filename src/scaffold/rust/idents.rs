@@ -186,7 +186,7 @@ const RESERVED_PACKAGES: &[&str] = &["alloc", "core", "proc_macro", "std", "test
 /// Whether the generated project depends on a crate named `snake` (as its Cargo.toml template
 /// says), which a package of that name would shadow. A test keeps the template readable here.
 fn is_dependency(snake: &str) -> bool {
-    let Ok(template) = templates::raw("rust/Cargo.toml.tera") else {
+    let Ok(template) = templates::raw(super::MANIFEST_TEMPLATE) else {
         return false;
     };
     let Ok(manifest) = toml::from_str::<toml::Table>(&String::from_utf8_lossy(template)) else {

@@ -10,7 +10,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{ApiView, FilePlan, RustApi, RustScaffoldError, crd, project_context};
+use super::{
+    ApiView, FilePlan, MANIFEST_TEMPLATE, RustApi, RustScaffoldError, crd, project_context,
+};
 use crate::names::{ProjectName, Version};
 use crate::scaffold::templates;
 
@@ -25,7 +27,7 @@ const PLUMBING: [&str; 5] = [
 
 /// Crates `src/tls.rs` uses that a project made by an older operator-rs may lack in its
 /// Cargo.toml: `create webhook` rewrites that file, so it adds them as `new` writes them.
-const PLUMBING_DEPENDENCIES: [&str; 1] = ["axum-server"];
+pub const PLUMBING_DEPENDENCIES: [&str; 1] = ["axum-server"];
 
 /// `manifest` (a project's Cargo.toml) with the lines of the plumbing's dependencies it lacks,
 /// after its `[dependencies]` header, and their names; `None` when it lacks none. An error names
@@ -44,7 +46,7 @@ pub fn manifest_with_plumbing_dependencies(
         return Ok(None);
     }
     let template =
-        String::from_utf8_lossy(templates::raw("rust/Cargo.toml.tera").map_err(|e| e.to_string())?)
+        String::from_utf8_lossy(templates::raw(MANIFEST_TEMPLATE).map_err(|e| e.to_string())?)
             .into_owned();
     let mut lines = Vec::new();
     for name in &missing {
@@ -396,7 +398,7 @@ mod tests {
             .unwrap();
         assert_eq!(added, ["axum-server"]);
         let template =
-            String::from_utf8_lossy(templates::raw("rust/Cargo.toml.tera").unwrap()).into_owned();
+            String::from_utf8_lossy(templates::raw(MANIFEST_TEMPLATE).unwrap()).into_owned();
         let line = template
             .lines()
             .find(|l| l.starts_with("axum-server = "))
