@@ -12,8 +12,8 @@
 //! `tracing`, as a generated project logs, and [`log_election_to`] passes them on to the
 //! runtime's [`Log`].
 //! Whoever shrinks or rewrites the generated file changes this runtime's election with it: keep
-//! what `commands::run_helm` uses (`Candidate::new`, `acquire`, `lost` and `release`,
-//! `Lost`), or change both together.
+//! what `commands::run_helm` uses (`Candidate::new`, `acquire`, `lost` and `release`), or
+//! change both together.
 
 #[path = "../../templates/rust/src/leader.rs"]
 mod election;
@@ -25,7 +25,7 @@ use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::Interest;
 use tracing::{Event, Level, Metadata};
 
-pub use election::{Candidate, Lost};
+pub use election::Candidate;
 
 use super::log::Log;
 

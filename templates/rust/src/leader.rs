@@ -10,7 +10,8 @@ use futures::FutureExt as _;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::Timestamp;
-use kube::{Client, api::Api, api::PostParams, runtime::watcher::DefaultBackoff};
+use kube::api::{Api, PostParams, entry::CommitError::Save};
+use kube::{Client, runtime::watcher::DefaultBackoff};
 use tokio::time::{Instant, sleep, timeout, timeout_at};
 use tracing::{info, warn};
 
@@ -19,13 +20,8 @@ const LEASE_DURATION: Duration = Duration::from_secs(15);
 const RENEW_DEADLINE: Duration = Duration::from_secs(10);
 const RETRY_PERIOD: Duration = Duration::from_secs(2);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Lost {
-    #[error("the Lease could not be renewed within the renew deadline")]
-    RenewDeadline,
-    #[error("another replica holds the Lease")]
-    TakenOver,
-}
+const RENEW_DEADLINE_PASSED: &str = "the Lease could not be renewed within the renew deadline";
+const TAKEN_OVER: &str = "another replica holds the Lease";
 
 /// One replica taking part in the election of one Lease.
 pub struct Candidate {
@@ -83,13 +79,13 @@ impl Candidate {
     /// attempt started: the leader's term counts from there.
     async fn try_hold(&mut self) -> anyhow::Result<Option<Instant>> {
         let started = Instant::now();
-        let read = self.api.get_opt(&self.name).await;
+        let read = self.api.entry(&self.name).await;
         let read = read.with_context(|| format!("cannot read the Lease {}", self.lease))?;
-        let mut lease = read.unwrap_or_default();
+        let mut entry = read.or_insert(Lease::default);
+        let lease = entry.get_mut();
         if self.seen.0 != lease.spec {
             self.seen = (lease.spec.clone(), Instant::now());
         }
-        let exists = lease.metadata.resource_version.is_some();
         let spec = lease.spec.get_or_insert_default();
         let lasts = Duration::from_secs(spec.lease_duration_seconds.unwrap_or(0).max(0) as u64);
         let expired = self.seen.1.elapsed() >= lasts;
@@ -105,32 +101,25 @@ impl Candidate {
         }
         spec.renew_time = Some(now);
         spec.lease_duration_seconds = Some(LEASE_DURATION.as_secs() as i32);
-        lease.metadata.name = Some(self.name.clone());
-        let params = PostParams::default();
-        let written = if exists {
-            self.api.replace(&self.name, &params, &lease).await
-        } else {
-            self.api.create(&params, &lease).await
-        };
-        match written {
-            Ok(_) => Ok(Some(started)),
+        match entry.commit(&PostParams::default()).await {
+            Ok(()) => Ok(Some(started)),
             // Another replica wrote the Lease since it was read.
-            Err(kube::Error::Api(s)) if s.is_conflict() || s.is_already_exists() => Ok(None),
+            Err(Save(kube::Error::Api(s))) if s.is_conflict() || s.is_already_exists() => Ok(None),
             Err(e) => Err(e).with_context(|| format!("cannot write the Lease {}", self.lease)),
         }
     }
 
     /// Renews the Lease every retry period while polled (keep one call polled for as long as
-    /// leading). Resolves at the renew deadline, on its own timer even if a request hangs, or as
-    /// soon as another replica holds the Lease.
-    pub async fn lost(&mut self) -> Lost {
+    /// leading). Resolves, saying why, at the renew deadline, on its own timer even if a request
+    /// hangs, or as soon as another replica holds the Lease.
+    pub async fn lost(&mut self) -> &'static str {
         let mut failures = 0_u32;
         loop {
             let deadline = self.deadline;
             let renewal = sleep(RETRY_PERIOD).then(|()| self.try_hold());
             match timeout_at(deadline, renewal).await {
-                Err(_) => return Lost::RenewDeadline,
-                Ok(Ok(None)) => return Lost::TakenOver,
+                Err(_) => return RENEW_DEADLINE_PASSED,
+                Ok(Ok(None)) => return TAKEN_OVER,
                 Ok(Ok(Some(started))) => (failures, self.deadline) = (0, started + RENEW_DEADLINE),
                 Ok(Err(error)) => {
                     failures += 1;
@@ -170,7 +159,8 @@ impl Candidate {
 
 /// Errors that waiting does not cure: no permission, no namespace, a rejected object.
 fn is_permanent(error: &anyhow::Error) -> bool {
-    matches!(error.downcast_ref(), Some(kube::Error::Api(status)) if matches!(status.code, 400 | 401 | 403 | 404 | 422))
+    let api = error.chain().find_map(|e| e.downcast_ref::<kube::Error>());
+    matches!(api, Some(kube::Error::Api(status)) if matches!(status.code, 400 | 401 | 403 | 404 | 422))
 }
 
 #[cfg(test)]
@@ -257,7 +247,7 @@ mod tests {
         });
         let started = Instant::now();
         let mut leadership = candidate.acquire().await.unwrap();
-        assert_eq!(leadership.lost().await, Lost::RenewDeadline);
+        assert_eq!(leadership.lost().await, RENEW_DEADLINE_PASSED);
         // Exactly the renew deadline after the creation started, on the paused clock.
         assert_eq!(started.elapsed(), RENEW_DEADLINE);
         assert!(started.elapsed() < LEASE_DURATION);
@@ -318,7 +308,7 @@ mod tests {
         });
         let started = Instant::now();
         let mut leadership = candidate.acquire().await.unwrap();
-        assert_eq!(leadership.lost().await, Lost::TakenOver);
+        assert_eq!(leadership.lost().await, TAKEN_OVER);
         // Six renewals every two seconds kept it past the first renew deadline.
         assert!(started.elapsed() > RENEW_DEADLINE);
         server.await.unwrap();
