@@ -8,8 +8,7 @@ use std::{hash::BuildHasher, hash::RandomState, time::Duration};
 use anyhow::Context as _;
 use futures::FutureExt as _;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
-use k8s_openapi::jiff::Timestamp;
+use k8s_openapi::{apimachinery::pkg::apis::meta::v1::MicroTime, jiff::Timestamp};
 use kube::api::{Api, PostParams, entry::CommitError::Save};
 use kube::{Client, runtime::watcher::DefaultBackoff};
 use tokio::time::{Instant, sleep, timeout, timeout_at};
@@ -50,8 +49,7 @@ impl Candidate {
     /// Waits until this replica holds the Lease. Failures are retried with backoff, except those
     /// that waiting does not cure, which are returned.
     pub async fn acquire(mut self) -> anyhow::Result<Candidate> {
-        let mut backoff = DefaultBackoff::default();
-        let mut failures = 0_u32;
+        let (mut backoff, mut failures) = (DefaultBackoff::default(), 0_u32);
         let started = loop {
             let wait = match self.try_hold().await {
                 Ok(Some(started)) => break started,
@@ -136,16 +134,15 @@ impl Candidate {
     /// Gives the Lease up, if still held, so that a standby takes over at once. Tries once, for
     /// at most a retry period: an unreachable API server must not delay the exit.
     pub async fn release(self) {
+        let (api, name) = (&self.api, &self.name);
         let release = async {
-            let mut lease = self.api.get(&self.name).await?;
+            let mut lease = api.get(name).await?;
             let spec = lease.spec.get_or_insert_default();
             if spec.holder_identity.as_ref() == Some(&self.identity) {
                 spec.holder_identity = None;
                 spec.lease_duration_seconds = Some(1);
                 spec.renew_time = Some(MicroTime(Timestamp::now()));
-                self.api
-                    .replace(&self.name, &Default::default(), &lease)
-                    .await?;
+                api.replace(name, &Default::default(), &lease).await?;
             }
             Ok::<_, kube::Error>(())
         };

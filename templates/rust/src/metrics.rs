@@ -3,11 +3,9 @@
 
 use std::time::Duration;
 
-use prometheus_client::metrics::counter::Counter;
-use prometheus_client::metrics::family::Family;
-use prometheus_client::metrics::gauge::Gauge;
-use prometheus_client::metrics::histogram::Histogram;
-use prometheus_client::metrics::info::Info;
+use prometheus_client::metrics::{
+    counter::Counter, family::Family, gauge::Gauge, histogram::Histogram, info::Info,
+};
 use prometheus_client::registry::Registry;
 
 /// Reconcile seconds: most reconciles are a few API calls, slow ones wait on a throttled API.
@@ -44,10 +42,8 @@ impl Metrics {
 
     /// Records that a reconciliation by `controller` took `took`.
     pub fn reconciled(&self, controller: &str, took: Duration) {
-        let labels = [("controller", controller.to_string())];
-        self.duration
-            .get_or_create(&labels)
-            .observe(took.as_secs_f64());
+        let (labels, seconds) = ([("controller", controller.to_string())], took.as_secs_f64());
+        self.duration.get_or_create(&labels).observe(seconds);
     }
 
     /// Whether this replica runs the controllers now.

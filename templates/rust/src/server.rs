@@ -1,18 +1,15 @@
 //! The HTTP endpoints Kubernetes and Prometheus use: `/healthz`, `/readyz` and `/metrics`.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, atomic::AtomicBool, atomic::Ordering};
 
-use axum::Router;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::{Router, routing::get};
 use k8s_openapi::api::authentication::v1::TokenReview;
 use k8s_openapi::api::authorization::v1::{NonResourceAttributes, SubjectAccessReview};
-use kube::Client;
-use kube::api::{Api, PostParams};
+use kube::{Api, Client, api::PostParams};
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, warn};
 
@@ -33,7 +30,7 @@ pub fn health_router(ready: Arc<AtomicBool>) -> Router {
 
 /// `/metrics`, for the callers the API server allows when given its `client` ([`authorize`]),
 /// or for anyone (`None`: local runs).
-pub fn metrics_router(metrics: Arc<Metrics>, reviewer: Option<Client>) -> Router {
+pub fn metrics_router(metrics: Arc<Metrics>, client: Option<Client>) -> Router {
     let serve = move || async move {
         let mut text = String::new();
         let encoded = prometheus_client::encoding::text::encode(&mut text, &metrics.registry);
@@ -42,10 +39,8 @@ pub fn metrics_router(metrics: Arc<Metrics>, reviewer: Option<Client>) -> Router
         Ok::<_, StatusCode>(([(header::CONTENT_TYPE, openmetrics)], text))
     };
     let router = Router::new().route("/metrics", get(serve));
-    match reviewer {
-        Some(client) => router.layer(from_fn_with_state(client, authorize)),
-        None => router,
-    }
+    let Some(client) = client else { return router };
+    router.layer(from_fn_with_state(client, authorize))
 }
 
 /// Lets a request through as controller-runtime's `WithAuthenticationAndAuthorization` does:

@@ -3,9 +3,8 @@
 //! HTTPS for `/metrics` and the webhooks: HTTP/1.1 over rustls with ring (the provider of kube's
 //! client). Every handshake asks for the certificate of the moment: a renewed one needs no restart.
 
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::{path::Path, path::PathBuf, time::Duration};
 
 use anyhow::Context as _;
 use axum::Router;
@@ -13,11 +12,10 @@ use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
 use axum_server::{Handle, Server};
 use futures::FutureExt as _;
 use hyper_util::rt::TokioTimer;
-use rustls::crypto::ring as provider;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, pem::PemObject};
 use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::{CertifiedKey, SingleCertAndKey};
+use rustls::{ServerConfig, crypto::ring as provider};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tracing::{error, info, warn};
@@ -79,11 +77,10 @@ fn load(dir: &Path) -> anyhow::Result<Arc<CertifiedKey>> {
 
 /// The TLS configuration serving the certificate `cert` resolves, over HTTP/1.1.
 pub fn acceptor(cert: Arc<dyn ResolvesServerCert>) -> anyhow::Result<RustlsConfig> {
-    let mut config =
-        rustls::ServerConfig::builder_with_provider(Arc::new(provider::default_provider()))
-            .with_safe_default_protocol_versions()?
-            .with_no_client_auth()
-            .with_cert_resolver(cert);
+    let mut config = ServerConfig::builder_with_provider(Arc::new(provider::default_provider()))
+        .with_safe_default_protocol_versions()?
+        .with_no_client_auth()
+        .with_cert_resolver(cert);
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(RustlsConfig::from_config(Arc::new(config)))
 }

@@ -1,8 +1,7 @@
 //! Per-object exponential backoff for failed reconciliations, as controller-runtime's work
 //! queue does: 5s, 10s, 20s... up to 5 minutes, reset by the next success.
 
-use std::sync::{Mutex, PoisonError};
-use std::{collections::HashMap, time::Duration};
+use std::{collections::HashMap, sync::Mutex, sync::PoisonError, time::Duration};
 
 use kube::{api::DynamicObject, runtime::reflector::ObjectRef};
 

@@ -12,17 +12,15 @@ use std::{fmt::Debug, sync::Arc, time::Instant};
 
 use anyhow::Context as _;
 use futures::{FutureExt, StreamExt};
-use k8s_openapi::NamespaceResourceScope;
 use kube::api::{ListParams, Patch, PatchParams};
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::finalizer::{self, Event, finalizer};
-use kube::runtime::reflector::ObjectRef;
-use kube::{Api, Resource, ResourceExt};
+use kube::{Api, Resource, ResourceExt, runtime::reflector::ObjectRef};
 use serde::{Serialize, de::DeserializeOwned};
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
-use crate::context::{Context, MANAGER};
+use crate::context::{Context, MANAGER, Namespaced};
 
 /// A reconciliation that failed. Its message is what a status condition shows, so it stays the
 /// same from one attempt to the next (a status change triggers another reconciliation): the
@@ -75,8 +73,7 @@ pub async fn run<K, F, Fut>(
     shutdown: CancellationToken,
 ) -> anyhow::Result<()>
 where
-    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>,
-    K: Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K: Namespaced + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     F: Fn(Arc<K>, Arc<Context>) -> Fut + Send + 'static,
     Fut: Future<Output = Result<Action, Error>> + Send + 'static,
 {
@@ -100,25 +97,20 @@ where
         Action::requeue(ctx.backoff.next_delay(object_ref.erase()))
     };
     let results = controller.run(timed, policy, ctx.clone());
-    let reconciling = results.for_each(|result| {
-        match result {
-            // The changes it made were logged where they were made.
-            Ok((object, _)) => {
-                debug!(controller = name, %object, "reconciled");
-                ctx.backoff.reset(&object.erase());
-            }
-            // `policy` logged it, with the object.
-            Err(controller::Error::ReconcilerFailed(..)) => {}
-            Err(controller::Error::ObjectNotFound(object)) => ctx.backoff.reset(&object),
-            // An unreachable API server, a missing permission...: kube's watcher retries with
-            // backoff and jitter.
-            Err(error) => warn!(controller = name, %error, "watch failed; retrying with backoff"),
+    let reconciling = results.for_each(async |result| match result {
+        // The changes it made were logged where they were made.
+        Ok((object, _)) => {
+            debug!(controller = name, %object, "reconciled");
+            ctx.backoff.reset(&object.erase());
         }
-        std::future::ready(())
+        // `policy` logged it, with the object.
+        Err(controller::Error::ReconcilerFailed(..)) => {}
+        Err(controller::Error::ObjectNotFound(object)) => ctx.backoff.reset(&object),
+        // An unreachable API server, a missing permission...: kube's watcher backs off with jitter.
+        Err(error) => warn!(controller = name, %error, "watch failed; retrying with backoff"),
     });
-    // kube's graceful shutdown waits for the first listing of the cache, which a SIGTERM during
-    // start-up (or a missing permission failing every list) would make wait for ever. Once the
-    // cache is listed, the `None` pattern fails and that branch is disabled.
+    // kube's graceful shutdown waits for the cache's first listing: for ever on a SIGTERM during
+    // start-up or a missing permission failing every list. Once listed, `None` no longer matches.
     let listed = shutdown.run_until_cancelled(store.wait_until_ready());
     tokio::select! {
         () = reconciling => {}
@@ -129,9 +121,8 @@ where
 }
 
 /// Runs `reconcile` behind the finalizer `name` when `with_finalizer` is on: added first, and
-/// removed once `Event::Cleanup` succeeded. When it is off, a deleted object that still carries
-/// it (added while it was on) is cleaned up and released all the same, so that neither it nor
-/// its namespace stays Terminating.
+/// removed once `Event::Cleanup` succeeded. When off, a deleted object still carrying it (added
+/// while on) is still cleaned up and released, so neither it nor its namespace stays Terminating.
 pub async fn finalize<K, Fut>(
     object: Arc<K>,
     ctx: &Context,
@@ -140,8 +131,7 @@ pub async fn finalize<K, Fut>(
     reconcile: impl FnOnce(Event<K>) -> Fut,
 ) -> Result<Action, Error>
 where
-    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>,
-    K: Clone + DeserializeOwned + Serialize + Debug,
+    K: Namespaced + Clone + DeserializeOwned + Serialize + Debug,
     Fut: Future<Output = Result<Action, Error>>,
 {
     let deleted = object.meta().deletion_timestamp.is_some();

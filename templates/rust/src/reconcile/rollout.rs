@@ -12,22 +12,14 @@ pub fn health(deployment: &Deployment, wanted: i32) -> (Health, i32) {
     // Its status describes its current spec only once its controller has seen that spec.
     let settled = deployment.metadata.generation.is_some()
         && observed.observed_generation >= deployment.metadata.generation;
-    let counts = [
-        ready,
-        observed.updated_replicas.unwrap_or(0),
-        observed.replicas.unwrap_or(0),
-    ];
+    let counts = [Some(ready), observed.updated_replicas, observed.replicas];
     // The deployment controller gave up waiting, or cannot create pods (a quota, a policy).
     let conditions = observed.conditions.unwrap_or_default();
-    let condition = |type_: &str, status: &str| {
-        conditions
-            .iter()
-            .find(|c| c.type_ == type_ && c.status == status)
-    };
+    let condition = |t: &str, s: &str| conditions.iter().find(|c| c.type_ == t && c.status == s);
     let failure = condition("ReplicaFailure", "True");
     let deadline = condition("Progressing", "False")
         .filter(|c| c.reason.as_deref() == Some("ProgressDeadlineExceeded"));
-    let health = if settled && counts.iter().all(|n| *n == wanted) {
+    let health = if settled && counts.iter().all(|n| n.unwrap_or(0) == wanted) {
         Health::Ready(message)
     } else if let (true, Some(failure)) = (settled, failure) {
         let cause = failure.reason.as_deref().unwrap_or("unknown");

@@ -3,17 +3,15 @@
 
 use std::fmt::Debug;
 
-use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{Patch, PatchParams};
 use kube::runtime::events::{Event, EventType};
-use kube::{Resource, ResourceExt};
+use kube::{Resource, ResourceExt, api::Patch, api::PatchParams};
 use serde::{Serialize, de::DeserializeOwned};
 use tracing::{info, warn};
 
 use super::Error;
-use crate::context::{Context, MANAGER};
+use crate::context::{Context, MANAGER, Namespaced};
 
 /// How an object is doing; the message says how much of it runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,14 +32,10 @@ impl Health {
     pub fn conditions(&self, generation: Option<i64>, previous: &[Condition]) -> Vec<Condition> {
         let fine = (false, "Reconciled", "the object's children are applied");
         // (status, reason, message) of Ready, Progressing and Degraded.
-        let states = match self {
-            Health::Ready(m) => [
-                (true, "Available", &**m),
-                (false, "RolloutComplete", m),
-                fine,
-            ],
-            Health::RollingOut(m) => [(false, "RollingOut", &**m), (true, "RollingOut", m), fine],
-            Health::Degraded(r, why) => [(false, *r, &**why), (false, r, why), (true, r, why)],
+        let states: [(bool, &str, &str); 3] = match self {
+            Health::Ready(m) => [(true, "Available", m), (false, "RolloutComplete", m), fine],
+            Health::RollingOut(m) => [(false, "RollingOut", m), (true, "RollingOut", m), fine],
+            Health::Degraded(r, why) => [(false, r, why), (false, r, why), (true, r, why)],
         };
         let now = Time(Timestamp::now());
         let conditions = ["Ready", "Progressing", "Degraded"].into_iter().zip(states);
@@ -72,8 +66,7 @@ pub fn find<'a>(conditions: &'a [Condition], type_: &str) -> Option<&'a Conditio
 /// Applies `status` to `object`'s status subresource, forced: these fields are the operator's.
 pub async fn apply_status<K>(object: &K, ctx: &Context, status: impl Serialize) -> Result<(), Error>
 where
-    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>,
-    K: Clone + DeserializeOwned + Debug,
+    K: Namespaced + Clone + DeserializeOwned + Debug,
 {
     let patch = Patch::Apply(serde_json::json!({
         "apiVersion": K::api_version(&()),
@@ -92,21 +85,15 @@ where
 
 /// One event, and one line at info, per change of `Ready` (its status or reason), never one per
 /// reconciliation: a warning when the object is degraded.
-pub async fn publish_transitions<K>(
+pub async fn publish_transitions<K: Resource<DynamicType = ()>>(
     object: &K,
     ctx: &Context,
     previous: &[Condition],
     current: &[Condition],
-) where
-    K: Resource<DynamicType = ()>,
-{
-    let Some(ready) = find(current, "Ready") else {
-        return;
-    };
+) {
     let before = find(previous, "Ready").map(|c| (&c.status, &c.reason));
-    if before == Some((&ready.status, &ready.reason)) {
-        return;
-    }
+    let ready = find(current, "Ready").filter(|c| before != Some((&c.status, &c.reason)));
+    let Some(ready) = ready else { return };
     let (status, reason, note) = (&ready.status, &ready.reason, &ready.message);
     info!(object = %object.name_any(), ready = %status, %reason, %note, "status changed");
     let severity = match find(current, "Degraded") {
@@ -121,12 +108,11 @@ pub async fn publish<K>(object: &K, ctx: &Context, type_: EventType, reason: &st
 where
     K: Resource<DynamicType = ()>,
 {
-    // events.k8s.io refuses a note over 1 KiB, and the event would be lost.
-    let note = note[..note.floor_char_boundary(1024)].to_string();
     let event = Event {
         type_,
         reason: reason.to_string(),
-        note: Some(note),
+        // events.k8s.io refuses a note over 1 KiB, and the event would be lost.
+        note: Some(note[..note.floor_char_boundary(1024)].to_string()),
         action: "Reconcile".to_string(),
         secondary: None,
     };
