@@ -456,10 +456,11 @@ fn the_generated_files_match_the_snapshot() {
 }
 
 /// Issue #34's "small enough to own" asks for a new project's code, outside its tests, well
-/// under 1,500 lines. It is 1,429 today (2,230, 1,705, then 1,484, before that work): this holds
-/// the figure, counted as `scripts/generated-lines.py` counts it (every line, comments included),
-/// so that it only shrinks, and each controller within the 250 lines the issue allows a kind.
-const OWNED_LINES_MAX: usize = 1_440;
+/// under 1,500 lines. It is 1,354 today (2,230, 1,705, 1,484, then 1,429, before that work): this
+/// holds the figure, counted as `scripts/generated-lines.py` counts it (every line, comments
+/// included), so that it only shrinks, and each controller within the 250 lines the issue allows
+/// a kind.
+const OWNED_LINES_MAX: usize = 1_360;
 
 #[test]
 fn a_new_project_does_not_grow_back() {
