@@ -172,8 +172,8 @@ pub fn plan(project: &RustProject) -> Result<FilePlan, RustScaffoldError> {
     ] {
         plan.add(path, templates::raw(template)?);
     }
-    let lock_template = String::from_utf8_lossy(templates::raw("rust/Cargo.lock.template")?);
-    let lock = lockfile::cargo_lock(&lock_template, project.name.as_str())
+    let lock_template = templates::raw_text("rust/Cargo.lock.template")?;
+    let lock = lockfile::cargo_lock(lock_template, project.name.as_str())
         .ok_or(RustScaffoldError::LockTemplate)?;
     plan.add("Cargo.lock", lock);
     // .gitignore, .dockerignore, service account and binding are shared with Helm projects.

@@ -141,6 +141,12 @@ pub fn raw(name: &str) -> Result<&'static [u8], TemplateError> {
         .ok_or_else(|| TemplateError::Missing(name.to_string()))
 }
 
+/// The text of an embedded file that is not a template.
+pub fn raw_text(name: &str) -> Result<&'static str, TemplateError> {
+    std::str::from_utf8(raw(name)?)
+        .map_err(|e| TemplateError::Render(name.to_string(), format!("it is not UTF-8 ({e})")))
+}
+
 /// Every embedded file under `dir`, relative to it: path -> bytes.
 pub fn raw_tree(dir: &str) -> Result<std::collections::BTreeMap<String, Vec<u8>>, TemplateError> {
     let root = TEMPLATES

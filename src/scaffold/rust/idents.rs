@@ -186,10 +186,10 @@ const RESERVED_PACKAGES: &[&str] = &["alloc", "core", "proc_macro", "std", "test
 /// Whether the generated project depends on a crate named `snake` (as its Cargo.toml template
 /// says), which a package of that name would shadow. A test keeps the template readable here.
 fn is_dependency(snake: &str) -> bool {
-    let Ok(template) = templates::raw(super::MANIFEST_TEMPLATE) else {
+    let Ok(template) = templates::raw_text(super::MANIFEST_TEMPLATE) else {
         return false;
     };
-    let Ok(manifest) = toml::from_str::<toml::Table>(&String::from_utf8_lossy(template)) else {
+    let Ok(manifest) = toml::from_str::<toml::Table>(template) else {
         return false;
     };
     ["dependencies", "dev-dependencies"]
@@ -347,7 +347,7 @@ mod tests {
     fn the_clashing_types_are_what_the_kind_scoped_templates_import() {
         let mut imported: Vec<String> = KIND_SCOPED_TEMPLATES
             .iter()
-            .flat_map(|t| imported_types(&String::from_utf8_lossy(templates::raw(t).unwrap())))
+            .flat_map(|t| imported_types(templates::raw_text(t).unwrap()))
             .collect();
         imported.sort();
         imported.dedup();

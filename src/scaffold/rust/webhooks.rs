@@ -45,9 +45,7 @@ pub fn manifest_with_plumbing_dependencies(
     if missing.is_empty() {
         return Ok(None);
     }
-    let template =
-        String::from_utf8_lossy(templates::raw(MANIFEST_TEMPLATE).map_err(|e| e.to_string())?)
-            .into_owned();
+    let template = templates::raw_text(MANIFEST_TEMPLATE).map_err(|e| e.to_string())?;
     let mut lines = Vec::new();
     for name in &missing {
         let prefix = format!("{name} = ");
@@ -397,8 +395,7 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(added, ["axum-server"]);
-        let template =
-            String::from_utf8_lossy(templates::raw(MANIFEST_TEMPLATE).unwrap()).into_owned();
+        let template = templates::raw_text(MANIFEST_TEMPLATE).unwrap();
         let line = template
             .lines()
             .find(|l| l.starts_with("axum-server = "))
